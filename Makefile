@@ -1,0 +1,165 @@
+# nsfence — plain GNU make. `make` builds ./nsfence, `make test` runs the
+# whole suite (unit, fuzz corpora, integration as root and unprivileged, for
+# each binary variant) through one prove run.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+CC         ?= cc
+CLANG      ?= clang
+PKG_CONFIG ?= pkg-config
+
+PKGS        = libseccomp libnl-3.0 libnl-route-3.0 inih libcares
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+DEPS_STATIC := $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
+
+VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+OPT        ?= -O2 -g
+WARN        = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wswitch-enum \
+              -Wmissing-prototypes -Wstrict-prototypes
+BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DNF_VERSION='"$(VERSION)"' -I. $(DEPS_CFLAGS) \
+              -fno-strict-aliasing -fstack-protector-strong -D_FORTIFY_SOURCE=2
+CFLAGS     ?=
+LDFLAGS    ?=
+
+MODULE_SRCS := $(sort $(wildcard src/*.c fs/*.c net/*.c seccomp/*.c proxy/*.c))
+LIB_SRCS    := $(filter-out src/main.c,$(MODULE_SRCS))
+UNIT_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+FUZZ_SRCS   := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_NAMES  := $(patsubst fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+INTEG_TESTS := $(sort $(wildcard tests/integration/*.t))
+
+# Build variants: objects never mix between them.
+B            = build
+DYN_OBJS    := $(patsubst %.c,$(B)/dyn/%.o,$(LIB_SRCS))
+ASAN_OBJS   := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRCS))
+STATIC_OBJS := $(patsubst %.c,$(B)/static/%.o,$(LIB_SRCS))
+SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+all: nsfence
+
+nsfence: $(B)/dyn/src/main.o $(B)/dyn/libnsfence.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(DEPS_LIBS)
+
+$(B)/asan/nsfence: $(B)/asan/src/main.o $(B)/asan/libnsfence.a
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(DEPS_LIBS)
+
+# One file, no dynamic dependency: the five runtime libraries ship static
+# archives on Debian 12; glibc is linked statically too (we never call NSS).
+nsfence-static: $(B)/static/src/main.o $(B)/static/libnsfence.a
+	$(CC) -static $(LDFLAGS) -o $@ $^ $(DEPS_STATIC) -Wl,--gc-sections
+	strip --strip-all $@
+
+static: nsfence-static
+asan: $(B)/asan/nsfence
+
+$(B)/dyn/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -U_FORTIFY_SOURCE $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/static/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Os -ffunction-sections -fdata-sections -DNF_STATIC=1 $(CFLAGS) -MMD -MP -c -o $@ $<
+
+%/libnsfence.a:
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/dyn/libnsfence.a: $(DYN_OBJS)
+$(B)/asan/libnsfence.a: $(ASAN_OBJS)
+$(B)/static/libnsfence.a: $(STATIC_OBJS)
+
+# ---- tests -----------------------------------------------------------------
+
+UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRCS))
+REPLAY_BINS := $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
+
+$(B)/tests/unit/%: tests/unit/%.c $(B)/asan/libnsfence.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -U_FORTIFY_SOURCE -Wno-missing-prototypes $(CFLAGS) \
+	    -o $@ $< $(B)/asan/libnsfence.a $(DEPS_LIBS) -lcmocka
+
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O2 $(CFLAGS) -o $@ $< -lpthread $(DEPS_LIBS)
+
+$(B)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(B)/asan/libnsfence.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -U_FORTIFY_SOURCE -Wno-missing-prototypes $(CFLAGS) \
+	    -o $@ fuzz/fuzz_$*.c fuzz/replay.c $(B)/asan/libnsfence.a $(DEPS_LIBS)
+
+# libFuzzer builds (clang): `make fuzz`, then run e.g. build/fuzz/ini.fuzz fuzz/corpus/ini
+FUZZ_BINS := $(patsubst %,$(B)/fuzz/%.fuzz,$(FUZZ_NAMES))
+fuzz: $(FUZZ_BINS)
+$(B)/fuzz/%.fuzz: fuzz/fuzz_%.c $(LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=gnu11 -D_GNU_SOURCE -I. $(DEPS_CFLAGS) -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_$*.c $(LIB_SRCS) $(DEPS_LIBS)
+
+# Which binaries the integration suite runs against, and as whom.
+VARIANTS ?= dyn asan
+LEGS     ?= root user
+TAP_DIR   = $(B)/tap
+
+variant_bin_dyn    = nsfence
+variant_bin_asan   = $(B)/asan/nsfence
+variant_bin_static = nsfence-static
+
+test-build: nsfence $(foreach v,$(VARIANTS),$(variant_bin_$(v))) $(UNIT_BINS) $(HELPER_BINS) $(REPLAY_BINS)
+
+# Wrappers so that a single prove run covers every test, leg and variant.
+tap-wrappers: test-build
+	@rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR)
+	@for t in $(UNIT_BINS); do n=$$(basename $$t); \
+	    printf '#!/bin/sh\nCMOCKA_MESSAGE_OUTPUT=TAP exec %s\n' "$(CURDIR)/$$t" > $(TAP_DIR)/unit-$$n.t; done
+	@for f in $(FUZZ_NAMES); do \
+	    printf '#!/bin/sh\nexec %s %s\n' "$(CURDIR)/$(B)/fuzz/replay_$$f" "$(CURDIR)/fuzz/corpus/$$f" \
+	        > $(TAP_DIR)/fuzz-$$f.t; done
+	@for v in $(VARIANTS); do for l in $(LEGS); do for t in $(INTEG_TESTS); do \
+	    n=$$(basename $$t .t); \
+	    case $$v in dyn) bin=nsfence;; asan) bin=$(B)/asan/nsfence;; static) bin=nsfence-static;; esac; \
+	    printf '#!/bin/sh\nexec %s/tests/leg %s %s/%s %s/%s\n' "$(CURDIR)" $$l "$(CURDIR)" $$bin "$(CURDIR)" $$t \
+	        > $(TAP_DIR)/$$v-$$l-$$n.t; done; done; done
+	@chmod +x $(TAP_DIR)/*.t
+
+test: check-format tap-wrappers
+	prove $(PROVE_FLAGS) $(TAP_DIR)/*.t
+
+check-format:
+	clang-format --dry-run --Werror $(MODULE_SRCS) $(wildcard */*.h) $(UNIT_SRCS) $(HELPER_SRCS) \
+	    $(FUZZ_SRCS) fuzz/replay.c
+
+# ---- demo, install ---------------------------------------------------------
+
+demo: nsfence
+	./tests/demo ./nsfence
+
+DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libnl-route-3-dev libinih-dev \
+               libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
+               busybox-static openssl python3 clang-format
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+install: nsfence
+	install -D -m 0755 nsfence $(DESTDIR)$(BINDIR)/nsfence
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/nsfence
+
+clean:
+	rm -rf $(B) nsfence nsfence-static
+
+.PHONY: all static asan test test-build tap-wrappers check-format demo deps install uninstall clean fuzz
+.SECONDARY:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

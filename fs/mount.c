@@ -1,0 +1,380 @@
+#include "fs/mount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/log.h"
+#include "src/syscalls.h"
+#include "src/util.h"
+
+#define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+
+struct exec {
+    int root;    /* the new root, attached under the scratch tmpfs */
+    int scratch; /* the scratch tmpfs: mount point for the root, the empty file */
+};
+
+/* Destinations are resolved inside the new root and never through a symlink
+ * (a planted link must not carry a mount onto the host: bubblewrap
+ * GHSA-pxhw-h44j-8pfx). */
+#define DST_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+static const char *rel(const char *path)
+{
+    while (*path == '/')
+        path++;
+    return *path ? path : ".";
+}
+
+static int set_attr(int fd, unsigned attr, bool recursive, const char *what, struct nf_err *err)
+{
+    struct mount_attr a = { .attr_set = attr };
+
+    if (nf_mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a) < 0)
+        return nf_err_sys(err, "mount_setattr %s", what);
+    return 0;
+}
+
+/* mkdir -p inside a tmpfs of ours; the last component is a directory, or an
+ * empty file when leaf_is_file. */
+static int make_mount_point(int root, const char *dst, bool leaf_is_file, struct nf_err *err)
+{
+    char path[PATH_MAX];
+    char *p;
+
+    snprintf(path, sizeof(path), "%s", rel(dst));
+    for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (mkdirat(root, path, 0755) < 0 && errno != EEXIST)
+            return nf_err_sys(err, "mkdir %s", path);
+        *p = '/';
+    }
+    if (leaf_is_file) {
+        int fd = openat(root, path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+
+        if (fd < 0 && errno != EEXIST)
+            return nf_err_sys(err, "create mount point %s", dst);
+        if (fd >= 0)
+            close(fd);
+    } else if (mkdirat(root, path, 0755) < 0 && errno != EEXIST) {
+        return nf_err_sys(err, "mkdir %s", dst);
+    }
+    return 0;
+}
+
+static int open_dst(struct exec *x, const struct fs_op *op, bool leaf_is_file, bool nofollow,
+                    struct nf_err *err)
+{
+    int fd = nf_openat2(x->root, rel(op->dst), O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+                        DST_RESOLVE);
+
+    if (fd < 0 && errno == ENOENT && op->create) {
+        if (make_mount_point(x->root, op->dst, leaf_is_file, err) < 0)
+            return -1;
+        fd = nf_openat2(x->root, rel(op->dst), O_PATH | O_CLOEXEC, DST_RESOLVE);
+    }
+    if (fd < 0)
+        return nf_err_sys(err, "%s %s: open mount point", fs_op_kind_name(op->kind), op->dst);
+    return fd;
+}
+
+static int attach(int mnt, int dst, const struct fs_op *op, struct nf_err *err)
+{
+    if (nf_move_mount(mnt, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        return nf_err_sys(err, "%s %s: move_mount", fs_op_kind_name(op->kind), op->dst);
+    return 0;
+}
+
+/* A clone of a host path, opened without following any symlink on the way:
+ * the plan resolved it, so a link appearing now is a race to refuse. */
+static int clone_src(const char *src, bool recursive, bool link_itself, struct nf_err *err)
+{
+    _cleanup_close_ int fd =
+        nf_openat2(AT_FDCWD, src, O_PATH | O_CLOEXEC | (link_itself ? O_NOFOLLOW : 0),
+                   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    int mnt;
+
+    if (fd < 0)
+        return nf_err_sys(err, "open %s", src);
+    mnt = nf_open_tree(fd, "",
+                       AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                           (recursive ? AT_RECURSIVE : 0));
+    if (mnt < 0)
+        return nf_err_sys(err, "open_tree %s", src);
+    return mnt;
+}
+
+static bool is_file(int mnt)
+{
+    struct stat st;
+
+    return fstat(mnt, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static int do_bind(struct exec *x, const struct fs_op *op, unsigned attr, struct nf_err *err)
+{
+    bool link = op->kind == FS_OP_BIND_LINK;
+    _cleanup_close_ int mnt = clone_src(op->src, !link, link, err);
+    _cleanup_close_ int dst = -1;
+
+    if (mnt < 0)
+        return -1;
+    if (set_attr(mnt, attr, !link, op->src, err) < 0)
+        return -1;
+    dst = open_dst(x, op, is_file(mnt), link, err);
+    if (dst < 0)
+        return -1;
+    return attach(mnt, dst, op, err);
+}
+
+static int new_tmpfs(const char *mode, unsigned attr, struct nf_err *err)
+{
+    _cleanup_close_ int fs = nf_fsopen("tmpfs", FSOPEN_CLOEXEC);
+    int mnt;
+
+    if (fs < 0)
+        return nf_err_sys(err, "fsopen tmpfs");
+    if (nf_fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+        nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return nf_err_sys(err, "tmpfs");
+    mnt = nf_fsmount(fs, FSMOUNT_CLOEXEC, attr);
+    if (mnt < 0)
+        return nf_err_sys(err, "fsmount tmpfs");
+    return mnt;
+}
+
+static int do_tmpfs(struct exec *x, const struct fs_op *op, const char *mode, unsigned attr,
+                    struct nf_err *err)
+{
+    _cleanup_close_ int mnt = new_tmpfs(mode, attr, err);
+    _cleanup_close_ int dst = -1;
+
+    if (mnt < 0)
+        return -1;
+    dst = open_dst(x, op, false, false, err);
+    if (dst < 0)
+        return -1;
+    return attach(mnt, dst, op, err);
+}
+
+static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *err)
+{
+    _cleanup_close_ int mnt =
+        nf_open_tree(x->scratch, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    _cleanup_close_ int dst = -1;
+
+    if (mnt < 0)
+        return nf_err_sys(err, "open_tree empty file");
+    if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
+        return -1;
+    dst = open_dst(x, op, true, false, err);
+    if (dst < 0)
+        return -1;
+    return attach(mnt, dst, op, err);
+}
+
+static int do_remount_ro(struct exec *x, const struct fs_op *op, struct nf_err *err)
+{
+    _cleanup_close_ int dst = open_dst(x, op, false, false, err);
+
+    if (dst < 0)
+        return -1;
+    return set_attr(dst, MOUNT_ATTR_RDONLY, false, op->dst, err);
+}
+
+static int do_dev(struct exec *x, const struct fs_op *op, struct nf_err *err)
+{
+    _cleanup_close_ int mnt = new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+    _cleanup_close_ int dst = -1;
+    _cleanup_close_ int dev = -1;
+
+    if (mnt < 0)
+        return -1;
+    dst = open_dst(x, op, false, false, err);
+    if (dst < 0 || attach(mnt, dst, op, err) < 0)
+        return -1;
+    dev = nf_openat2(x->root, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, DST_RESOLVE);
+    if (dev < 0)
+        return nf_err_sys(err, "open /dev");
+    if (fs_dev_populate(dev, err) < 0)
+        return -1;
+    /* Nothing in /dev itself is the command's to change; /dev/shm and
+     * /dev/pts are their own mounts and stay writable. */
+    return set_attr(dev, MOUNT_ATTR_RDONLY, false, "/dev", err);
+}
+
+static int do_proc(struct exec *x, const struct fs_op *op, int proc, struct nf_err *err)
+{
+    static const char *const ro[] = { "sys", "sysrq-trigger", "irq", "bus" };
+    _cleanup_close_ int dst = open_dst(x, op, false, false, err);
+
+    if (dst < 0 || attach(proc, dst, op, err) < 0)
+        return -1;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(ro); i++) {
+        char path[32];
+        _cleanup_close_ int fd = -1;
+        _cleanup_close_ int mnt = -1;
+
+        snprintf(path, sizeof(path), "proc/%s", ro[i]);
+        fd = nf_openat2(x->root, path, O_PATH | O_CLOEXEC | O_NOFOLLOW, DST_RESOLVE);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue;
+            return nf_err_sys(err, "open /%s", path);
+        }
+        mnt = nf_open_tree(fd, "",
+                           AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (mnt < 0)
+            return nf_err_sys(err, "open_tree /%s", path);
+        if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, true, path, err) < 0)
+            return -1;
+        if (nf_move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+            return nf_err_sys(err, "read-only /%s", path);
+    }
+    return 0;
+}
+
+static int new_proc(struct nf_err *err)
+{
+    _cleanup_close_ int fs = nf_fsopen("proc", FSOPEN_CLOEXEC);
+    int mnt;
+
+    if (fs < 0)
+        return nf_err_sys(err, "fsopen proc");
+    if (nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return nf_err_sys(err, "mount proc");
+    mnt = nf_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+    if (mnt < 0)
+        return nf_err_sys(err, "fsmount proc");
+    return mnt;
+}
+
+/* The scratch tmpfs covers the old root's /proc in this (private) mount
+ * namespace: a directory that surely exists, and that the pivot detaches
+ * together with the old root. */
+static int setup_scratch(struct exec *x, bool empty_file, struct nf_err *err)
+{
+    x->scratch = new_tmpfs("0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    if (x->scratch < 0)
+        return -1;
+    if (mkdirat(x->scratch, "root", 0755) < 0)
+        return nf_err_sys(err, "scratch: mkdir root");
+    if (empty_file) {
+        int fd = openat(x->scratch, "empty", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+
+        if (fd < 0)
+            return nf_err_sys(err, "scratch: empty file");
+        close(fd);
+    }
+    if (nf_move_mount(x->scratch, "", AT_FDCWD, "/proc", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return nf_err_sys(err, "scratch: move_mount");
+    return 0;
+}
+
+static int setup_root(struct exec *x, struct nf_err *err)
+{
+    _cleanup_close_ int mnt =
+        nf_open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+    if (mnt < 0)
+        return nf_err_sys(err, "open_tree /");
+    /* Read-only, nosuid and nodev pushed into every submount at once. */
+    if (set_attr(mnt, ATTR_RO, true, "/", err) < 0)
+        return -1;
+    if (nf_move_mount(mnt, "", x->scratch, "root", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return nf_err_sys(err, "move_mount new root");
+    x->root = steal_fd(&mnt);
+    return 0;
+}
+
+static int run_op(struct exec *x, const struct fs_op *op, int proc, struct nf_err *err)
+{
+    switch (op->kind) {
+    case FS_OP_ROOT:
+        return setup_root(x, err);
+    case FS_OP_PIN:
+        return do_bind(x, op, ATTR_RO, err);
+    case FS_OP_TMPFS:
+        return do_tmpfs(x, op, "1777", ATTR_RW, err);
+    case FS_OP_BIND_RW:
+        return do_bind(x, op, ATTR_RW, err);
+    case FS_OP_BIND_RO:
+    case FS_OP_BIND_LINK:
+        return do_bind(x, op, ATTR_RO, err);
+    case FS_OP_MASK_DIR:
+        return do_tmpfs(x, op, "0755", ATTR_RW | MOUNT_ATTR_NOEXEC, err);
+    case FS_OP_MASK_FILE:
+        return do_mask_file(x, op, err);
+    case FS_OP_REMOUNT_RO:
+        return do_remount_ro(x, op, err);
+    case FS_OP_DEV:
+        return do_dev(x, op, err);
+    case FS_OP_PROC:
+        return do_proc(x, op, proc, err);
+    }
+    return nf_err_set(err, EINVAL, "unknown mount operation");
+}
+
+int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
+{
+    struct exec x = { .root = -1, .scratch = -1 };
+    _cleanup_close_ int proc = -1;
+    int rc = -1;
+
+    /* Nothing we mount may propagate back to the host, and nothing the host
+     * mounts later may appear unprotected inside. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return nf_err_sys(err, "make / private");
+    /* procfs must be created while the host's /proc is still visible
+     * (the kernel refuses a new proc where none is fully visible). */
+    proc = new_proc(err);
+    if (proc < 0)
+        return -1;
+    if (setup_scratch(&x, plan->needs_empty_file, err) < 0)
+        goto out;
+    for (size_t i = 0; i < plan->n; i++) {
+        const struct fs_op *op = &plan->ops[i];
+
+        if (op->skip)
+            continue;
+        if (log_verbose_enabled) {
+            char line[PATH_MAX * 2 + 64];
+
+            fs_op_format(op, line, sizeof(line));
+            log_verbose("mount: %s", line);
+        }
+        if (run_op(&x, op, proc, err) < 0)
+            goto out;
+    }
+    /* Pivot into the new root and detach the old one with the scratch
+     * space: nothing inside can name them afterwards. */
+    if (fchdir(x.root) < 0)
+        goto sys;
+    if (nf_pivot_root(".", ".") < 0) {
+        nf_err_sys(err, "pivot_root");
+        goto out;
+    }
+    if (umount2(".", MNT_DETACH) < 0) {
+        nf_err_sys(err, "detach old root");
+        goto out;
+    }
+    if (chdir("/") < 0)
+        goto sys;
+    rc = 0;
+    goto out;
+sys:
+    nf_err_sys(err, "enter new root");
+out:
+    if (x.root >= 0)
+        close(x.root);
+    if (x.scratch >= 0)
+        close(x.scratch);
+    return rc;
+}

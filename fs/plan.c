@@ -1,0 +1,652 @@
+#include "fs/plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fs/placeholder.h"
+#include "fs/resolve.h"
+#include "fs/scan.h"
+#include "src/log.h"
+#include "src/util.h"
+
+/* Rules are sorted by depth, then by kind in this order, so that a deeper
+ * rule always lands on top of a shallower one, and for the same path a deny
+ * comes after a write root (deny wins) and a read carve-out after a read deny
+ * (allow_read re-opens). */
+enum rule_kind {
+    R_TMP,
+    R_WRITE,
+    R_DENY,
+    R_LINK,
+    R_MASK_DIR,
+    R_MASK_FILE,
+    R_ALLOW,
+};
+
+struct rule {
+    char *path;
+    enum rule_kind kind;
+    enum fs_placeholder ph;
+    const char *why;
+    unsigned depth;
+    size_t seq;
+};
+
+struct rules {
+    struct rule *v;
+    size_t n;
+    size_t cap;
+};
+
+/* What the sandbox sees at a path, given the rules above it. */
+enum state {
+    S_RO,      /* host content, read-only */
+    S_RO_DENY, /* read-only because a deny said so: no write root re-opens it */
+    S_RW,      /* host content, writable */
+    S_MASK,    /* an empty read-only tmpfs */
+    S_TMP,     /* the private /tmp */
+};
+
+struct done {
+    const char *path;
+    enum state state;
+    const char *anchor; /* the write root that made it writable */
+};
+
+static int rules_add(struct rules *r, const char *path, enum rule_kind kind, enum fs_placeholder ph,
+                     const char *why, struct nf_err *err)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == kind && strcmp(r->v[i].path, path) == 0)
+            return 0;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        struct rule *v = realloc(r->v, cap * sizeof(*v));
+
+        if (!v)
+            return nf_err_sys(err, "out of memory");
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n] = (struct rule){
+        .kind = kind, .ph = ph, .why = why, .depth = pol_path_depth(path), .seq = r->n
+    };
+    r->v[r->n].path = strdup(path);
+    if (!r->v[r->n].path)
+        return nf_err_sys(err, "out of memory");
+    r->n++;
+    return 0;
+}
+
+static void rules_free(struct rules *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i].path);
+    free(r->v);
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+    const struct rule *x = a, *y = b;
+
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int plan_add(struct fs_plan *p, enum fs_op_kind kind, const char *src, const char *dst,
+                    enum fs_placeholder ph, bool create, const char *why, struct nf_err *err)
+{
+    struct fs_op *op;
+
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 32;
+        struct fs_op *v = realloc(p->ops, cap * sizeof(*v));
+
+        if (!v)
+            return nf_err_sys(err, "out of memory");
+        p->ops = v;
+        p->cap = cap;
+    }
+    op = &p->ops[p->n];
+    *op = (struct fs_op){ .kind = kind, .ph = ph, .create = create, .why = why };
+    if ((src && !(op->src = strdup(src))) || (dst && !(op->dst = strdup(dst))))
+        goto oom;
+    p->n++;
+    return 0;
+oom:
+    free(op->src);
+    free(op->dst);
+    return nf_err_sys(err, "out of memory");
+}
+
+static int strs_add(char ***v, size_t *n, const char *s, struct nf_err *err)
+{
+    char **nv;
+
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], s) == 0)
+            return 0;
+    nv = realloc(*v, (*n + 1) * sizeof(*nv));
+    if (!nv)
+        return nf_err_sys(err, "out of memory");
+    *v = nv;
+    nv[*n] = strdup(s);
+    if (!nv[*n])
+        return nf_err_sys(err, "out of memory");
+    (*n)++;
+    return 0;
+}
+
+/* A protected path that exists may be a placeholder an earlier run left
+ * (killed with SIGKILL): adopt it, so this run removes it when done. */
+static enum fs_placeholder left_behind(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) < 0 || !fs_placeholder_is(&st))
+        return FS_PH_NONE;
+    return S_ISDIR(st.st_mode) ? FS_PH_DIR : FS_PH_FILE;
+}
+
+/* Which protected paths a run must hold a lock on. Ours to create (missing),
+ * or left behind by a killed run: shown as placeholders. Any other empty
+ * file or directory may be a placeholder another run has just created and
+ * not yet marked: held too, so that run cannot remove it under us; removed
+ * at the end only if it carries the mark by then. */
+static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
+{
+    struct stat st;
+
+    op->ph = missing;
+    op->ph_shown = missing != FS_PH_NONE;
+    if (missing != FS_PH_NONE || lstat(op->dst, &st) < 0)
+        return;
+    if (fs_placeholder_is(&st))
+        op->ph_shown = true;
+    if (S_ISDIR(st.st_mode))
+        op->ph = FS_PH_DIR;
+    else if (S_ISREG(st.st_mode) && st.st_size == 0)
+        op->ph = FS_PH_FILE;
+}
+
+/* A deny (explicit, mandatory or a config file): resolved through symlinks
+ * so the mount lands on the real target; a path that does not exist yet
+ * becomes a placeholder at its first missing component. */
+static int add_deny(struct rules *r, const char *path, bool dir_if_missing, const char *why,
+                    struct nf_err *err)
+{
+    char real[PATH_MAX];
+    enum fs_res res;
+    size_t missing_at = 0;
+
+    if (fs_resolve(path, real, sizeof(real), &res, &missing_at, err) < 0)
+        return nf_err_prefix(err, "%s %s", why, path);
+    switch (res) {
+    case FS_RES_EXISTS:
+        return rules_add(r, real, R_DENY, FS_PH_NONE, why, err);
+    case FS_RES_MISSING: {
+        bool deeper = real[missing_at] != '\0';
+        char *slash;
+
+        real[missing_at] = '\0';
+        /* An empty placeholder directory a killed run left (.claude for
+         * .claude/commands) is where the mount point goes again. */
+        while ((slash = strrchr(real, '/')) && slash != real) {
+            *slash = '\0';
+            if (left_behind(real) != FS_PH_DIR) {
+                *slash = '/';
+                break;
+            }
+            deeper = true;
+        }
+        return rules_add(r, real, R_DENY, deeper || dir_if_missing ? FS_PH_DIR : FS_PH_FILE, why,
+                         err);
+    }
+    case FS_RES_IMPOSSIBLE:
+        return 0;
+    }
+    return 0;
+}
+
+/* A protected name that is itself a symlink: keep the link from being
+ * replaced, and protect where it points. A link that cannot be resolved (a
+ * loop in a project) still has the link itself protected, and a write through
+ * it fails, so it must not break the run. */
+static int add_mandatory_link(struct rules *r, const char *path, struct nf_err *err)
+{
+    struct nf_err ignored = { 0 };
+
+    if (rules_add(r, path, R_LINK, FS_PH_NONE, "mandatory", err) < 0)
+        return -1;
+    if (add_deny(r, path, false, "mandatory", &ignored) < 0)
+        log_v("mandatory deny %s: target not protected: %s", path, ignored.msg);
+    return 0;
+}
+
+static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
+{
+    struct fs_found_list found = { 0 };
+    int rc = -1;
+
+    if (fs_scan_mandatory(root, depth, &found, err) < 0)
+        goto out;
+    for (size_t i = 0; i < found.n; i++) {
+        const struct fs_found *f = &found.v[i];
+
+        switch (f->kind) {
+        case FS_FOUND_SYMLINK:
+            if (add_mandatory_link(r, f->path, err) < 0)
+                goto out;
+            break;
+        case FS_FOUND_FILE:
+        case FS_FOUND_DIR:
+            if (rules_add(r, f->path, R_DENY, FS_PH_NONE, "mandatory", err) < 0)
+                goto out;
+            break;
+        }
+    }
+    /* At the top of the root, names that do not exist yet cannot be created
+     * either. `.git/...` only when .git is a directory: where .git does not
+     * exist nothing is made for it, so `git init` still works. */
+    for (size_t i = 0; i < fs_n_mandatory_names; i++) {
+        const struct fs_mandatory_name *m = &fs_mandatory_names[i];
+        char path[PATH_MAX];
+        struct stat st;
+
+        if (strncmp(m->name, ".git/", 5) == 0) {
+            snprintf(path, sizeof(path), "%s%s.git", root, strcmp(root, "/") ? "/" : "");
+            if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+                continue;
+        }
+        if (snprintf(path, sizeof(path), "%s%s%s", root, strcmp(root, "/") ? "/" : "", m->name) >=
+            (int)sizeof(path))
+            continue;
+        /* Not left to the scan: the name may have appeared since its
+         * readdir (another run's placeholder), and must be held either way. */
+        if (lstat(path, &st) == 0) {
+            if (S_ISLNK(st.st_mode) ? add_mandatory_link(r, path, err) < 0
+                                    : rules_add(r, path, R_DENY, FS_PH_NONE, "mandatory", err) < 0)
+                goto out;
+            continue;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) {
+            nf_err_sys(err, "mandatory deny %s", path);
+            goto out;
+        }
+        if (add_deny(r, path, m->dir, "mandatory", err) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    fs_found_free(&found);
+    return rc;
+}
+
+/* `deny_read = /`: every top-level entry but the pseudo file systems, as srt
+ * does, so that carve-outs still have the host tree beneath them. */
+static int add_read_deny_root(struct rules *r, struct nf_err *err)
+{
+    _cleanup_(closedirp) DIR *d = opendir("/");
+    struct dirent *e;
+
+    if (!d)
+        return nf_err_sys(err, "deny_read /");
+    while ((e = readdir(d))) {
+        char path[NAME_MAX + 2];
+        char real[PATH_MAX];
+        enum fs_res res;
+        struct stat st;
+
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        if (!strcmp(e->d_name, "proc") || !strcmp(e->d_name, "dev") || !strcmp(e->d_name, "sys"))
+            continue;
+        snprintf(path, sizeof(path), "/%s", e->d_name);
+        if (fs_resolve(path, real, sizeof(real), &res, NULL, err) < 0)
+            return nf_err_prefix(err, "deny_read /");
+        if (res != FS_RES_EXISTS || stat(real, &st) < 0)
+            continue;
+        if (rules_add(r, real, S_ISDIR(st.st_mode) ? R_MASK_DIR : R_MASK_FILE, FS_PH_NONE,
+                      "deny_read", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int collect(const struct policy *pol, struct rules *r, struct nf_err *err)
+{
+    char real[PATH_MAX];
+    enum fs_res res;
+    struct stat st;
+
+    if (fs_resolve("/tmp", real, sizeof(real), &res, NULL, err) == 0 && res == FS_RES_EXISTS)
+        if (rules_add(r, real, R_TMP, FS_PH_NONE, "private /tmp", err) < 0)
+            return -1;
+
+    for (size_t i = 0; i < pol->allow_write.n; i++) {
+        const char *p = pol->allow_write.v[i];
+        struct nf_err e = { 0 };
+
+        if (fs_resolve(p, real, sizeof(real), &res, NULL, &e) < 0) {
+            log_v("allow_write %s skipped: %s", p, e.msg);
+            continue;
+        }
+        if (res != FS_RES_EXISTS) {
+            log_v("allow_write %s skipped: it does not exist", p);
+            continue;
+        }
+        if (rules_add(r, real, R_WRITE, FS_PH_NONE, "allow_write", err) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_WRITE && stat(r->v[i].path, &st) == 0 && S_ISDIR(st.st_mode))
+            if (add_mandatory(r, r->v[i].path, pol->mandatory_deny_depth, err) < 0)
+                return -1;
+
+    for (size_t i = 0; i < pol->deny_write.n; i++)
+        if (add_deny(r, pol->deny_write.v[i], false, "deny_write", err) < 0)
+            return -1;
+    for (size_t i = 0; i < pol->config_files.n; i++) {
+        struct nf_err e = { 0 };
+
+        /* A config path this user cannot even resolve (EACCES on a parent)
+         * cannot be written by the command either. */
+        if (add_deny(r, pol->config_files.v[i], false, "nsfence config", &e) < 0) {
+            if (e.code != EACCES) {
+                *err = e;
+                return -1;
+            }
+            log_v("%s", e.msg);
+        }
+    }
+
+    for (size_t i = 0; i < pol->deny_read.n; i++) {
+        const char *p = pol->deny_read.v[i];
+
+        if (strcmp(p, "/") == 0) {
+            if (add_read_deny_root(r, err) < 0)
+                return -1;
+            continue;
+        }
+        if (fs_resolve(p, real, sizeof(real), &res, NULL, err) < 0)
+            return nf_err_prefix(err, "deny_read %s", p);
+        if (res != FS_RES_EXISTS)
+            continue; /* nothing to hide */
+        if (stat(real, &st) < 0)
+            return nf_err_sys(err, "deny_read %s", real);
+        if (strcmp(real, "/") == 0) {
+            if (add_read_deny_root(r, err) < 0)
+                return -1;
+            continue;
+        }
+        if (rules_add(r, real, S_ISDIR(st.st_mode) ? R_MASK_DIR : R_MASK_FILE, FS_PH_NONE,
+                      "deny_read", err) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < pol->allow_read.n; i++) {
+        const char *p = pol->allow_read.v[i];
+        struct nf_err e = { 0 };
+
+        if (fs_resolve(p, real, sizeof(real), &res, NULL, &e) < 0 || res != FS_RES_EXISTS) {
+            log_v("allow_read %s skipped: %s", p, e.msg[0] ? e.msg : "it does not exist");
+            continue;
+        }
+        if (rules_add(r, real, R_ALLOW, FS_PH_NONE, "allow_read", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The state at path: that of the deepest rule already placed at or above it. */
+static const struct done *state_at(const struct done *done, size_t n, const char *path)
+{
+    const struct done *best = NULL;
+
+    for (size_t i = 0; i < n; i++)
+        if (pol_path_within(path, done[i].path) &&
+            (!best || strlen(done[i].path) > strlen(best->path)))
+            best = &done[i];
+    return best;
+}
+
+static bool under_pseudo(const char *path)
+{
+    return pol_path_within(path, "/proc") || pol_path_within(path, "/dev");
+}
+
+/* Ancestors strictly between anchor and path, so `mv .git x` fails. */
+static int add_pins(struct fs_plan *pins, const char *path, const char *anchor, struct nf_err *err)
+{
+    char dir[PATH_MAX];
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+
+        if (!slash || slash == dir)
+            return 0;
+        *slash = '\0';
+        if (!pol_path_within(dir, anchor) || strcmp(dir, anchor) == 0)
+            return 0;
+        for (size_t i = 0; i < pins->n; i++)
+            if (strcmp(pins->ops[i].dst, dir) == 0)
+                goto next;
+        if (plan_add(pins, FS_OP_PIN, dir, dir, FS_PH_NONE, false, "pin", err) < 0)
+            return -1;
+    next:;
+    }
+}
+
+static int pin_cmp(const void *a, const void *b)
+{
+    const struct fs_op *x = a, *y = b;
+    unsigned dx = pol_path_depth(x->dst), dy = pol_path_depth(y->dst);
+
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    return strcmp(x->dst, y->dst);
+}
+
+static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, struct nf_err *err)
+{
+    _cleanup_free_ struct done *done = calloc(r->n + 1, sizeof(*done));
+    size_t nd = 0;
+
+    if (!done)
+        return nf_err_sys(err, "out of memory");
+    done[nd++] = (struct done){ .path = "/", .state = S_RO };
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rule *ru = &r->v[i];
+        const struct done *at = state_at(done, nd, ru->path);
+        enum state prev = at->state, next = prev;
+        const char *anchor = at->anchor;
+        bool create = prev == S_MASK || prev == S_TMP;
+        int rc = 0;
+
+        if (under_pseudo(ru->path)) {
+            log_v("%s %s skipped: /dev and /proc are the sandbox's own", ru->why, ru->path);
+            continue;
+        }
+        switch (ru->kind) {
+        case R_TMP:
+            next = S_TMP;
+            rc = plan_add(plan, FS_OP_TMPFS, NULL, ru->path, FS_PH_NONE, false, ru->why, err);
+            break;
+        case R_WRITE:
+            if (prev == S_RO_DENY) {
+                log_v("allow_write %s skipped: a deny above it wins", ru->path);
+                break;
+            }
+            next = S_RW;
+            anchor = ru->path;
+            if (prev != S_RW)
+                rc = plan_add(plan, FS_OP_BIND_RW, ru->path, ru->path, FS_PH_NONE, create, ru->why,
+                              err);
+            if (rc == 0)
+                rc = strs_add(&plan->write_roots, &plan->n_write_roots, ru->path, err);
+            break;
+        case R_DENY:
+        case R_LINK:
+            if (prev == S_MASK || prev == S_TMP)
+                break; /* not the host's, or not visible */
+            next = S_RO_DENY;
+            if (ru->kind == R_DENY)
+                rc = strs_add(&plan->protected_paths, &plan->n_protected, ru->path, err);
+            if (prev != S_RW || rc < 0)
+                break; /* already read-only */
+            rc = plan_add(plan, ru->kind == R_DENY ? FS_OP_BIND_RO : FS_OP_BIND_LINK, ru->path,
+                          ru->path, FS_PH_NONE, false, ru->why, err);
+            if (rc == 0 && ru->kind == R_DENY)
+                placeholder_role(&plan->ops[plan->n - 1], ru->ph);
+            if (rc == 0)
+                rc = add_pins(pins, ru->path, anchor, err);
+            break;
+        case R_MASK_DIR:
+        case R_MASK_FILE:
+            if (prev == S_MASK || prev == S_TMP)
+                break;
+            next = S_MASK;
+            if (ru->kind == R_MASK_FILE)
+                plan->needs_empty_file = true;
+            rc = plan_add(plan, ru->kind == R_MASK_DIR ? FS_OP_MASK_DIR : FS_OP_MASK_FILE, NULL,
+                          ru->path, FS_PH_NONE, false, ru->why, err);
+            break;
+        case R_ALLOW:
+            if (prev != S_MASK)
+                break; /* readable already */
+            next = S_RO;
+            rc = plan_add(plan, FS_OP_BIND_RO, ru->path, ru->path, FS_PH_NONE, true, ru->why, err);
+            break;
+        }
+        if (rc < 0)
+            return -1;
+        done[nd++] = (struct done){ .path = ru->path, .state = next, .anchor = anchor };
+    }
+    return 0;
+}
+
+int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err *err)
+{
+    struct rules r = { 0 };
+    struct fs_plan body = { 0 };
+    struct fs_plan pins = { 0 };
+    int rc = -1;
+
+    memset(plan, 0, sizeof(*plan));
+    plan->cwd = strdup(pol->cwd);
+    if (!plan->cwd) {
+        nf_err_sys(err, "out of memory");
+        goto out;
+    }
+    if (collect(pol, &r, err) < 0)
+        goto out;
+    qsort(r.v, r.n, sizeof(*r.v), rule_cmp);
+    if (place(&body, &pins, &r, err) < 0)
+        goto out;
+    qsort(pins.ops, pins.n, sizeof(*pins.ops), pin_cmp);
+
+    if (plan_add(plan, FS_OP_ROOT, "/", "/", FS_PH_NONE, false, "host root", err) < 0)
+        goto out;
+    for (size_t i = 0; i < pins.n; i++)
+        if (plan_add(plan, FS_OP_PIN, pins.ops[i].src, pins.ops[i].dst, FS_PH_NONE, false,
+                     pins.ops[i].why, err) < 0)
+            goto out;
+    for (size_t i = 0; i < body.n; i++) {
+        const struct fs_op *o = &body.ops[i];
+
+        if (plan_add(plan, o->kind, o->src, o->dst, o->ph, o->create, o->why, err) < 0)
+            goto out;
+        plan->ops[plan->n - 1].ph_shown = o->ph_shown;
+    }
+    for (size_t i = body.n; i-- > 0;)
+        if (body.ops[i].kind == FS_OP_MASK_DIR)
+            if (plan_add(plan, FS_OP_REMOUNT_RO, NULL, body.ops[i].dst, FS_PH_NONE, false,
+                         "deny_read", err) < 0)
+                goto out;
+    plan->needs_empty_file = body.needs_empty_file;
+    plan->write_roots = steal_pointer(&body.write_roots);
+    plan->n_write_roots = body.n_write_roots;
+    body.n_write_roots = 0;
+    plan->protected_paths = steal_pointer(&body.protected_paths);
+    plan->n_protected = body.n_protected;
+    body.n_protected = 0;
+    if (plan_add(plan, FS_OP_DEV, NULL, "/dev", FS_PH_NONE, false, "minimal /dev", err) < 0 ||
+        plan_add(plan, FS_OP_PROC, NULL, "/proc", FS_PH_NONE, false, "sandbox /proc", err) < 0)
+        goto out;
+    rc = 0;
+out:
+    rules_free(&r);
+    fs_plan_free(&body);
+    fs_plan_free(&pins);
+    if (rc < 0)
+        fs_plan_free(plan);
+    return rc;
+}
+
+void fs_plan_free(struct fs_plan *plan)
+{
+    for (size_t i = 0; i < plan->n; i++) {
+        free(plan->ops[i].src);
+        free(plan->ops[i].dst);
+    }
+    free(plan->ops);
+    free(plan->cwd);
+    for (size_t i = 0; i < plan->n_write_roots; i++)
+        free(plan->write_roots[i]);
+    free(plan->write_roots);
+    for (size_t i = 0; i < plan->n_protected; i++)
+        free(plan->protected_paths[i]);
+    free(plan->protected_paths);
+    memset(plan, 0, sizeof(*plan));
+}
+
+const char *fs_op_kind_name(enum fs_op_kind kind)
+{
+    switch (kind) {
+    case FS_OP_ROOT:
+        return "root-ro";
+    case FS_OP_PIN:
+        return "pin";
+    case FS_OP_TMPFS:
+        return "tmpfs";
+    case FS_OP_BIND_RW:
+        return "bind-rw";
+    case FS_OP_BIND_RO:
+        return "bind-ro";
+    case FS_OP_BIND_LINK:
+        return "bind-link";
+    case FS_OP_MASK_DIR:
+        return "mask-dir";
+    case FS_OP_MASK_FILE:
+        return "mask-file";
+    case FS_OP_REMOUNT_RO:
+        return "remount-ro";
+    case FS_OP_DEV:
+        return "dev";
+    case FS_OP_PROC:
+        return "proc";
+    }
+    return "?";
+}
+
+void fs_op_format(const struct fs_op *op, char *buf, size_t sz)
+{
+    const char *ph = !op->ph_shown          ? ""
+                     : op->ph == FS_PH_FILE ? " [placeholder file]"
+                                            : " [placeholder dir]";
+
+    if (op->src && strcmp(op->src, op->dst) != 0)
+        snprintf(buf, sz, "%-10s %s -> %s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst, ph,
+                 op->why);
+    else
+        snprintf(buf, sz, "%-10s %s%s%s  (%s)", fs_op_kind_name(op->kind), op->dst, ph,
+                 op->skip ? " [skipped]" : "", op->why);
+}

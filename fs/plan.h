@@ -1,0 +1,69 @@
+/* The filesystem policy as data: an ordered list of mount operations that
+ * `explain` prints and the executor (fs/mount.c) runs, in this order. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/err.h"
+#include "src/policy.h"
+
+enum fs_op_kind {
+    FS_OP_ROOT,       /* the host tree, recursively read-only, nosuid, nodev */
+    FS_OP_PIN,        /* an ancestor of a protected path bound onto itself beneath
+                         everything: invisible, but renaming or removing it is EBUSY */
+    FS_OP_TMPFS,      /* a private, writable tmpfs (the sandbox's /tmp) */
+    FS_OP_BIND_RW,    /* a write root, nosuid, nodev */
+    FS_OP_BIND_RO,    /* a protected path or a read carve-out, read-only */
+    FS_OP_BIND_LINK,  /* a protected name that is a symlink, bound onto itself so
+                         it cannot be removed or replaced */
+    FS_OP_MASK_DIR,   /* a denied-read directory: an empty tmpfs */
+    FS_OP_MASK_FILE,  /* a denied-read file: an empty read-only file */
+    FS_OP_REMOUNT_RO, /* a mask's tmpfs made read-only once its carve-outs exist */
+    FS_OP_DEV,        /* a minimal /dev */
+    FS_OP_PROC,       /* a fresh /proc of the sandbox's PID namespace */
+};
+
+/* A protected path that does not exist yet: the host side creates an empty
+ * placeholder before the sandbox starts (so the bind has a mount point) and
+ * removes it when the run ends. */
+enum fs_placeholder {
+    FS_PH_NONE,
+    FS_PH_FILE,
+    FS_PH_DIR,
+};
+
+struct fs_op {
+    enum fs_op_kind kind;
+    char *src;              /* host path (binds, pins); NULL otherwise */
+    char *dst;              /* path inside the sandbox */
+    enum fs_placeholder ph; /* the host side holds (and if missing, makes) it */
+    bool ph_shown;          /* ours: missing, or left behind by a killed run */
+    bool create;            /* dst may be created: it lies on a tmpfs of ours */
+    bool skip;              /* dropped at run time (placeholder not makeable) */
+    const char *why;        /* the rule that asked for it */
+};
+
+struct fs_plan {
+    struct fs_op *ops;
+    size_t n;
+    size_t cap;
+    bool needs_empty_file; /* a MASK_FILE needs the empty source file */
+    char *cwd;             /* the command's working directory */
+    /* Write roots as the observer sees them (effective, resolved). */
+    char **write_roots;
+    size_t n_write_roots;
+    /* Protected paths (resolved), for the observer's reports. */
+    char **protected_paths;
+    size_t n_protected;
+};
+
+/* Build the plan from the policy. Reads the file system (lstat, readlink,
+ * readdir) but changes nothing on it. */
+int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err *err);
+void fs_plan_free(struct fs_plan *plan);
+
+const char *fs_op_kind_name(enum fs_op_kind kind);
+
+/* One line: "bind-ro     /src -> /dst  (deny_write)". */
+void fs_op_format(const struct fs_op *op, char *buf, size_t sz);

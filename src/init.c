@@ -1,0 +1,166 @@
+#include "src/init.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fs/mount.h"
+#include "net/loopback.h"
+#include "src/caps.h"
+#include "src/log.h"
+#include "src/syscalls.h"
+#include "src/util.h"
+
+extern sigset_t spawn_orig_mask;
+
+/* What init forwards to the command, plus SIGCHLD, which it waits for. */
+static const int init_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
+
+static void noop(int sig)
+{
+    (void)sig;
+}
+
+static _Noreturn void command_main(struct spawn_config *cfg, int sync,
+                                   const struct sigaction *saved)
+{
+    struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
+    struct nf_err err = { 0 };
+    int code;
+
+    /* The command starts with the dispositions and mask nsfence was given
+     * (an ignored SIGHUP under nohup stays ignored). */
+    for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++)
+        (void)sigaction(init_signals[i], &saved[i], NULL);
+    if (cfg->pol->new_session && setsid() < 0) {
+        nf_err_sys(&err, "setsid");
+        sync_fail(sync, &err);
+    }
+    if (chdir(cfg->plan->cwd) < 0) {
+        nf_err_sys(&err, "working directory %s is not reachable in the sandbox", cfg->plan->cwd);
+        nf_err_hint(&err, "is it under a deny_read path?");
+        sync_fail(sync, &err);
+    }
+    if (caps_drop_all(&err) < 0)
+        sync_fail(sync, &err);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
+        sync_fail(sync, &err);
+    }
+    cfg->times[STAGE_FILTERS] = sync_now_us();
+    cfg->times[STAGE_EXEC] = sync_now_us();
+    memcpy(ready.times, cfg->times, sizeof(uint64_t) * STAGE_COUNT);
+    if (sync_send(sync, &ready, NULL, 0) < 0)
+        _exit(125);
+    if (sigprocmask(SIG_SETMASK, &spawn_orig_mask, NULL) < 0)
+        _exit(125);
+    execvpe(cfg->argv[0], cfg->argv, cfg->envp);
+    code = errno;
+    fprintf(stderr, "nsfence: %s: %s\n", cfg->argv[0],
+            code == ENOENT && !strchr(cfg->argv[0], '/') ? "command not found" : strerror(code));
+    _exit(code == ENOENT ? 127 : 126);
+}
+
+static _Noreturn void exit_like(int status)
+{
+    if (WIFEXITED(status))
+        _exit(WEXITSTATUS(status));
+    _exit(128 + WTERMSIG(status));
+}
+
+/* PID 1: reap everything, forward to the command the signals that come from
+ * outside the sandbox (a sender inside has a pid here, one outside has 0),
+ * and exit with the command's status; the kernel then kills what is left in
+ * the namespace. */
+static _Noreturn void init_loop(pid_t cmd, const sigset_t *set)
+{
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(set, &si);
+
+        if (sig < 0)
+            continue;
+        if (sig == SIGCHLD) {
+            int status;
+            pid_t p;
+
+            while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+                if (p == cmd)
+                    exit_like(status);
+            continue;
+        }
+        if (si.si_pid == 0)
+            (void)kill(cmd, sig);
+    }
+}
+
+_Noreturn void init_main(struct spawn_config *cfg, int sync)
+{
+    struct nf_err err = { 0 };
+    struct sync_msg m;
+    struct sigaction saved[NF_ARRAY_SIZE(init_signals)];
+    struct sigaction sa = { .sa_handler = noop };
+    int fds[SYNC_MAX_FDS];
+    size_t nfds;
+    sigset_t set;
+    char peek;
+    pid_t cmd;
+
+    /* If the host side dies, however it dies, the sandbox dies with it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        _exit(125);
+    if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_GO)
+        _exit(125);
+    /* The parent may have died before PDEATHSIG was armed: its end of the
+     * socket is then closed. */
+    if (recv(sync, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+        _exit(125);
+    /* Inherited descriptors (locks, the event loop) are not ours to keep. */
+    if ((sync > 3 && nf_close_range(3, (unsigned)sync - 1, 0) < 0) ||
+        nf_close_range((unsigned)sync + 1, ~0U, 0) < 0) {
+        nf_err_sys(&err, "close_range");
+        sync_fail(sync, &err);
+    }
+    if (fs_plan_execute(cfg->plan, &err) < 0)
+        sync_fail(sync, &err);
+    cfg->times[STAGE_MOUNTED] = sync_now_us();
+    if (net_loopback_up(&err) < 0)
+        sync_fail(sync, &err);
+    cfg->times[STAGE_LOOPBACK] = sync_now_us();
+    cfg->times[STAGE_ENDPOINTS] = sync_now_us();
+
+    /* Not dumpable: the command (same uid) cannot ptrace init or open its
+     * /proc/1/mem. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+        nf_err_sys(&err, "prctl(PR_SET_DUMPABLE)");
+        sync_fail(sync, &err);
+    }
+    /* PID 1 only receives the signals it has a handler for; a no-op handler
+     * with the signal blocked lets sigwaitinfo collect them. */
+    sigemptyset(&set);
+    for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++) {
+        sigaddset(&set, init_signals[i]);
+        if (sigaction(init_signals[i], &sa, &saved[i]) < 0) {
+            nf_err_sys(&err, "sigaction");
+            sync_fail(sync, &err);
+        }
+    }
+    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) {
+        nf_err_sys(&err, "sigprocmask");
+        sync_fail(sync, &err);
+    }
+    cmd = fork();
+    if (cmd < 0) {
+        nf_err_sys(&err, "fork the command");
+        sync_fail(sync, &err);
+    }
+    if (cmd == 0)
+        command_main(cfg, sync, saved);
+    close(sync);
+    init_loop(cmd, &set);
+}

@@ -1,0 +1,7 @@
+/* Inside the sandbox: PID 1 (nsfence's own init) and, forked from it, the
+ * command. Both run after clone in the child and never return. */
+#pragma once
+
+#include "src/spawn.h"
+
+_Noreturn void init_main(struct spawn_config *cfg, int sync_fd);

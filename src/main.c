@@ -1,0 +1,220 @@
+/* nsfence: argv, dispatch, exit status. The one place that prints an error
+ * and picks the exit code. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "fs/placeholder.h"
+#include "fs/plan.h"
+#include "src/cli.h"
+#include "src/config.h"
+#include "src/explain.h"
+#include "src/log.h"
+#include "src/loop.h"
+#include "src/policy.h"
+#include "src/spawn.h"
+#include "src/util.h"
+
+extern char **environ;
+
+/* A sandbox whose setup ran with elevated privileges handed to the caller is
+ * a privilege escalation waiting to happen (bubblewrap's setuid history):
+ * refuse outright. */
+static int refuse_setuid(struct nf_err *err)
+{
+    if (getauxval(AT_SECURE) || getuid() != geteuid() || getgid() != getegid())
+        return nf_err_set(err, EPERM,
+                          "nsfence must not be installed setuid or setgid, nor with "
+                          "file capabilities; remove them (chmod u-s,g-s; setcap -r)");
+    return 0;
+}
+
+/* A closed 0, 1 or 2 would be taken by our own next open and handed to the
+ * command as its stdin or stdout. */
+static int fill_std_fds(struct nf_err *err)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", O_RDWR);
+
+        if (n < 0)
+            return nf_err_sys(err, "open /dev/null");
+        if (n != fd) {
+            close(n);
+            return nf_err_set(err, EBADF, "standard descriptors are in an odd state");
+        }
+    }
+    return 0;
+}
+
+static int load_config(const struct cli *cli, struct policy *pol, char *used, size_t usedsz,
+                       struct nf_err *err)
+{
+    char defaults[2][4096];
+    size_t n = cfg_default_paths(getenv("XDG_CONFIG_HOME"), pol->home, defaults);
+    bool loaded = false;
+
+    used[0] = '\0';
+    /* nsfence's own config files are protected from the command, existing
+     * or not: a command must not be able to write itself a looser policy
+     * for the next run. */
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+
+        if (pol_path_normalize(defaults[i], pol->cwd, pol->home, path, sizeof(path), err) < 0 ||
+            pol_strv_add(&pol->config_files, path, err) < 0)
+            return -1;
+    }
+    if (cli->config) {
+        char path[PATH_MAX];
+
+        if (pol_path_normalize(cli->config, pol->cwd, pol->home, path, sizeof(path), err) < 0)
+            return nf_err_prefix(err, "--config");
+        if (cfg_load(pol, path, true, &loaded, err) < 0)
+            return -1;
+        snprintf(used, usedsz, "%s", path);
+        if (!pol_strv_contains(&pol->config_files, path))
+            return pol_strv_add(&pol->config_files, path, err);
+        return 0;
+    }
+    for (size_t i = 0; i < pol->config_files.n && !loaded; i++) {
+        if (cfg_load(pol, pol->config_files.v[i], false, &loaded, err) < 0)
+            return -1;
+        if (loaded)
+            snprintf(used, usedsz, "%s", pol->config_files.v[i]);
+    }
+    return 0;
+}
+
+static void print_timings(const uint64_t *t)
+{
+    static const struct {
+        const char *name;
+        enum spawn_stage from, to;
+    } rows[] = {
+        { "policy and plan", STAGE_START, STAGE_PLANNED },
+        { "clone and id maps", STAGE_PLANNED, STAGE_CLONED },
+        { "mounts", STAGE_CLONED, STAGE_MOUNTED },
+        { "lo", STAGE_MOUNTED, STAGE_LOOPBACK },
+        { "endpoints", STAGE_LOOPBACK, STAGE_ENDPOINTS },
+        { "filters", STAGE_ENDPOINTS, STAGE_FILTERS },
+        { "exec", STAGE_FILTERS, STAGE_EXEC },
+        { "command", STAGE_EXEC, STAGE_EXITED },
+        { "teardown", STAGE_EXITED, STAGE_DONE },
+    };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(rows); i++) {
+        uint64_t a = t[rows[i].from], b = t[rows[i].to];
+
+        if (a && b && b >= a)
+            log_error("timing %-18s %8llu us", rows[i].name, (unsigned long long)(b - a));
+        else
+            log_error("timing %-18s %8s", rows[i].name, "-");
+    }
+}
+
+static int run(struct cli *cli, struct nf_err *err)
+{
+    struct spawn_config sc = { 0 };
+    struct policy pol;
+    struct fs_plan plan = { 0 };
+    struct fs_ph_set ph = { 0 };
+    struct ev_loop loop = { .epfd = -1 };
+    char cwd[PATH_MAX];
+    char used[PATH_MAX];
+    int status = 125;
+
+    sc.times[STAGE_START] = sync_now_us();
+    if (!getcwd(cwd, sizeof(cwd)))
+        return nf_err_sys(err, "getcwd"), 125;
+    if (pol_init(&pol, cwd, getenv("HOME"), err) < 0)
+        goto out;
+    if (load_config(cli, &pol, used, sizeof(used), err) < 0)
+        goto out;
+    if (cli_apply(cli, &pol, err) < 0)
+        goto out;
+    if (fs_plan_build(&pol, &plan, err) < 0)
+        goto out;
+    if (cli->cmd == CLI_EXPLAIN) {
+        struct explain_input in = {
+            .pol = &pol, .plan = &plan, .config_used = used[0] ? used : NULL, .argv = cli->argv
+        };
+
+        status = explain_print(stdout, &in) < 0 ? 125 : 0;
+        if (status)
+            nf_err_sys(err, "write");
+        goto out;
+    }
+    if (spawn_block_signals(err) < 0)
+        goto out;
+    if (fs_placeholders_prepare(&plan, &ph, err) < 0)
+        goto out;
+    if (ev_loop_init(&loop, err) < 0)
+        goto out;
+    sc.pol = &pol;
+    sc.plan = &plan;
+    sc.argv = cli->argv;
+    sc.envp = environ;
+    sc.loop = &loop;
+    sc.times[STAGE_PLANNED] = sync_now_us();
+    status = spawn_run(&sc, err);
+out:
+    fs_placeholders_release(&ph);
+    if (loop.epfd >= 0)
+        ev_loop_close(&loop);
+    sc.times[STAGE_DONE] = sync_now_us();
+    if (cli->timings && cli->cmd == CLI_RUN)
+        print_timings(sc.times);
+    fs_plan_free(&plan);
+    pol_free(&pol);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct nf_err err = { 0 };
+    struct cli cli;
+    int status = 125;
+
+    if (refuse_setuid(&err) < 0 || fill_std_fds(&err) < 0) {
+        log_error("%s", err.msg);
+        return 125;
+    }
+    if (cli_parse(argc, argv, &cli, &err) < 0) {
+        log_error("%s", err.msg);
+        cli_free(&cli);
+        return 125;
+    }
+    log_verbose_enabled = cli.verbose;
+    switch (cli.cmd) {
+    case CLI_HELP:
+        fputs(cli_usage, stdout);
+        status = 0;
+        break;
+    case CLI_VERSION:
+        printf("nsfence %s\n", NF_VERSION);
+        status = 0;
+        break;
+    case CLI_DOCTOR:
+    case CLI_CONNECT:
+        log_error("%s: not implemented yet", cli.cmd == CLI_DOCTOR ? "doctor" : "connect");
+        status = 125;
+        break;
+    case CLI_RUN:
+    case CLI_EXPLAIN:
+        err.msg[0] = '\0';
+        status = run(&cli, &err);
+        if (status == 125 && err.msg[0])
+            log_error("%s", err.msg);
+        break;
+    }
+    cli_free(&cli);
+    fflush(stdout);
+    return status;
+}

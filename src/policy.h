@@ -1,0 +1,84 @@
+/* The policy model: plain data, no syscalls. Built from the defaults, the
+ * config file and the command line (src/config.c, src/cli.c); every other
+ * folder receives it read-only and never sees argv or the INI. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/err.h"
+
+struct pol_strv {
+    char **v;
+    size_t n;
+};
+
+/* `[network] deny_reason = HOST: text` */
+struct pol_reason {
+    char *host;
+    char *text;
+};
+
+struct policy {
+    /* Context the paths were resolved against. */
+    char *cwd;
+    char *home; /* NULL when $HOME is unset or not absolute */
+
+    /* [filesystem] — every path absolute and lexically normalised. */
+    struct pol_strv allow_write;
+    struct pol_strv deny_write;
+    struct pol_strv deny_read;
+    struct pol_strv allow_read;
+    unsigned mandatory_deny_depth;
+    /* nsfence's own config files: always write-protected, existing or not. */
+    struct pol_strv config_files;
+
+    /* [network] */
+    bool network_enabled;
+    struct pol_strv allow_domain;
+    struct pol_strv deny_domain;
+    struct pol_reason *deny_reasons;
+    size_t n_deny_reasons;
+    struct pol_strv deny_address;
+    bool allow_all_unix_sockets;
+    unsigned http_port;
+    unsigned socks_port;
+    char *parent_proxy; /* NULL: from nsfence's own environment */
+    unsigned max_connections;
+
+    /* [monitor] */
+    bool monitor_enabled;
+    struct pol_strv monitor_ignore;
+    char *monitor_log;
+
+    /* [sandbox] */
+    bool new_session;
+};
+
+#define POL_DEFAULT_DEPTH      3
+#define POL_MAX_DEPTH          10
+#define POL_DEFAULT_HTTP_PORT  3128
+#define POL_DEFAULT_SOCKS_PORT 1080
+#define POL_DEFAULT_MAX_CONNS  4096
+
+/* The built-in default: cwd writable, network through the proxy with an
+ * empty allow list, observer on. cwd must be absolute; home may be NULL. */
+int pol_init(struct policy *pol, const char *cwd, const char *home, struct nf_err *err);
+void pol_free(struct policy *pol);
+
+int pol_strv_add(struct pol_strv *sv, const char *s, struct nf_err *err);
+bool pol_strv_contains(const struct pol_strv *sv, const char *s);
+void pol_strv_free(struct pol_strv *sv);
+
+/* Lexically normalise a user-supplied path: a leading `~` or `~/` becomes
+ * home, a relative path is taken against cwd, `.`, `..` and repeated or
+ * trailing slashes are folded. Pure: no I/O. Fails on an empty path, `~user`,
+ * `~` without a home, an embedded newline-free overflow of outsz. */
+int pol_path_normalize(const char *in, const char *cwd, const char *home, char *out, size_t outsz,
+                       struct nf_err *err);
+
+/* True when path equals dir or lies beneath it (both normalised). */
+bool pol_path_within(const char *path, const char *dir);
+
+/* Number of components: "/" is 0, "/a" is 1, "/a/b" is 2. */
+unsigned pol_path_depth(const char *path);

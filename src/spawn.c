@@ -1,0 +1,358 @@
+#include "src/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/caps.h"
+#include "src/init.h"
+#include "src/log.h"
+#include "src/syscalls.h"
+#include "src/util.h"
+
+#define NS_FLAGS                                                                                   \
+    (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
+
+/* Forwarded to the command; SIGPIPE is blocked so that a write to a closed
+ * proxy peer returns EPIPE instead of killing the host side. */
+static const int host_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+sigset_t spawn_orig_mask;
+
+int spawn_block_signals(struct nf_err *err)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    for (size_t i = 0; i < NF_ARRAY_SIZE(host_signals); i++)
+        sigaddset(&set, host_signals[i]);
+    sigaddset(&set, SIGPIPE);
+    if (sigprocmask(SIG_BLOCK, &set, &spawn_orig_mask) < 0)
+        return nf_err_sys(err, "sigprocmask");
+    return 0;
+}
+
+static int write_file(const char *path, const char *data, struct nf_err *err)
+{
+    _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+    size_t len = strlen(data);
+
+    if (fd < 0)
+        return nf_err_sys(err, "open %s", path);
+    if (write(fd, data, len) != (ssize_t)len)
+        return nf_err_sys(err, "write %s (\"%.*s\")", path, (int)strcspn(data, "\n"), data);
+    return 0;
+}
+
+/* As root, every id this process can see maps to itself, so files keep their
+ * real owners inside: mirror our own map, "0 0 4294967295" on a host. */
+static int mirror_map(const char *self, char *out, size_t outsz, struct nf_err *err)
+{
+    _cleanup_close_ int fd = open(self, O_RDONLY | O_CLOEXEC);
+    char buf[4096];
+    size_t len = 0;
+    ssize_t n;
+    char *line;
+    char *save = NULL;
+
+    if (fd < 0)
+        return nf_err_sys(err, "open %s", self);
+    n = read(fd, buf, sizeof(buf) - 1);
+    if (n < 0)
+        return nf_err_sys(err, "read %s", self);
+    buf[n] = '\0';
+    out[0] = '\0';
+    for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        unsigned long inside, outside, count;
+
+        if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) != 3)
+            return nf_err_set(err, EINVAL, "%s: cannot parse \"%s\"", self, line);
+        len += (size_t)snprintf(out + len, outsz - len, "%lu %lu %lu\n", inside, inside, count);
+        if (len >= outsz)
+            return nf_err_set(err, E2BIG, "%s: too many ranges", self);
+    }
+    return 0;
+}
+
+static int write_maps(pid_t pid, struct nf_err *err)
+{
+    char path[64];
+    char map[4096];
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+
+    if (uid == 0) {
+        if (mirror_map("/proc/self/uid_map", map, sizeof(map), err) < 0)
+            return -1;
+        snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+        if (write_file(path, map, err) < 0) {
+            if (err->code == EPERM && caps_have(31 /* CAP_SETFCAP */) == 0)
+                return nf_err_hint(err, "mapping uid 0 into the sandbox needs CAP_SETFCAP, which "
+                                        "this process lacks; run nsfence as a regular user, or "
+                                        "give it CAP_SETFCAP (e.g. docker --cap-add SETFCAP)");
+            return -1;
+        }
+        if (mirror_map("/proc/self/gid_map", map, sizeof(map), err) < 0)
+            return -1;
+        snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+        return write_file(path, map, err);
+    }
+    snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+    if (write_file(path, "deny", err) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+    if (write_file(path, map, err) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+    return write_file(path, map, err);
+}
+
+static int explain_clone(int code, struct nf_err *err)
+{
+    errno = code;
+    nf_err_sys(err, "clone (new user, mount, network, PID, IPC and UTS namespaces)");
+    switch (code) {
+    case EPERM:
+        return nf_err_hint(err,
+                           "user namespaces are refused here: a container's seccomp profile "
+                           "(Docker's default blocks them), or a sysctl; see `nsfence doctor`");
+    case ENOSPC:
+        return nf_err_hint(err, "user namespaces are disabled or exhausted "
+                                "(user.max_user_namespaces); see `nsfence doctor`");
+    case EUSERS:
+        return nf_err_hint(err, "too many nested user namespaces");
+    case EINVAL:
+        return nf_err_hint(err, "this kernel lacks a namespace nsfence needs");
+    default:
+        return -1;
+    }
+}
+
+enum phase {
+    PHASE_SETUP,
+    PHASE_RUNNING,
+    PHASE_EXITED,
+};
+
+struct run {
+    struct spawn_config *cfg;
+    pid_t pid;
+    struct ev_io sync;
+    struct ev_io sig;
+    struct ev_io exit;
+    enum phase phase;
+    bool failed; /* an error record arrived, or a hook failed */
+    struct nf_err err;
+    int early_signal; /* a signal that ended the run before the command ran */
+    int status;       /* exit status for nsfence */
+};
+
+static void kill_sandbox(struct run *r)
+{
+    if (nf_pidfd_send_signal(r->exit.fd, SIGKILL) < 0 && errno != ESRCH)
+        (void)kill(r->pid, SIGKILL);
+}
+
+static void on_sync(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
+{
+    struct run *r = container_of(io, struct run, sync);
+    struct sync_msg m;
+    int fds[SYNC_MAX_FDS];
+    size_t nfds;
+    int rc;
+
+    (void)revents;
+    for (;;) {
+        rc = sync_recv(io->fd, &m, fds, &nfds);
+        if (rc < 0 && errno == EAGAIN)
+            return;
+        if (rc <= 0) {
+            /* EOF: every copy of the child's end is closed; after READY that
+             * means execve happened. */
+            ev_io_stop(loop, io);
+            close(io->fd);
+            io->fd = -1;
+            return;
+        }
+        switch ((enum sync_kind)m.kind) {
+        case SYNC_ERROR:
+            if (!r->failed) {
+                r->failed = true;
+                nf_err_set(&r->err, m.code, "%s", m.text);
+            }
+            kill_sandbox(r);
+            break;
+        case SYNC_FDS:
+            if (r->cfg->hooks.on_fds &&
+                r->cfg->hooks.on_fds(r->cfg->hooks.user, (enum sync_tag)m.tag, fds, nfds, &r->err) <
+                    0) {
+                r->failed = true;
+                kill_sandbox(r);
+            }
+            break;
+        case SYNC_READY:
+            for (uint32_t i = 0; i < m.n_times && i < STAGE_COUNT; i++)
+                if (m.times[i])
+                    r->cfg->times[i] = m.times[i];
+            if (r->phase == PHASE_SETUP)
+                r->phase = PHASE_RUNNING;
+            if (r->cfg->hooks.on_running)
+                r->cfg->hooks.on_running(r->cfg->hooks.user);
+            break;
+        case SYNC_GO:
+            for (size_t i = 0; i < nfds; i++)
+                close(fds[i]);
+            break;
+        }
+    }
+}
+
+static void on_signal(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
+{
+    struct run *r = container_of(io, struct run, sig);
+    struct signalfd_siginfo si;
+
+    (void)loop;
+    (void)revents;
+    while (read(io->fd, &si, sizeof(si)) == sizeof(si)) {
+        if (r->phase == PHASE_SETUP) {
+            /* Nothing to forward to yet: stop the setup, exit 128+N. */
+            if (!r->early_signal)
+                r->early_signal = (int)si.ssi_signo;
+            kill_sandbox(r);
+            continue;
+        }
+        /* A terminal's Ctrl-C already reached the command (same process
+         * group) unless it runs in its own session; a kill(1) did not. */
+        if ((int)si.ssi_code > 0 && si.ssi_code != SI_TKILL && !r->cfg->pol->new_session)
+            continue;
+        (void)kill(r->pid, (int)si.ssi_signo);
+    }
+}
+
+static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
+{
+    struct run *r = container_of(io, struct run, exit);
+    siginfo_t info = { 0 };
+
+    (void)revents;
+    if (waitid(P_PIDFD, (id_t)io->fd, &info, WEXITED | WNOHANG) < 0 || info.si_pid == 0)
+        return;
+    r->phase = PHASE_EXITED;
+    if (info.si_code == CLD_EXITED)
+        r->status = info.si_status;
+    else
+        r->status = 128 + info.si_status;
+    ev_stop(loop);
+}
+
+int spawn_run(struct spawn_config *cfg, struct nf_err *err)
+{
+    struct run r = { .cfg = cfg, .sync.fd = -1, .sig.fd = -1, .exit.fd = -1, .status = 125 };
+    struct ev_loop *loop = cfg->loop;
+    sigset_t set;
+    int sv[2];
+    int pidfd = -1;
+    struct sync_msg go = { .kind = SYNC_GO };
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return nf_err_sys(err, "socketpair");
+    sigemptyset(&set);
+    for (size_t i = 0; i < NF_ARRAY_SIZE(host_signals); i++)
+        sigaddset(&set, host_signals[i]);
+    r.sig.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (r.sig.fd < 0) {
+        nf_err_sys(err, "signalfd");
+        goto fail_early;
+    }
+
+    pid = nf_clone(NS_FLAGS | CLONE_PIDFD | SIGCHLD, &pidfd);
+    if (pid < 0) {
+        explain_clone(errno, err);
+        goto fail_early;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        init_main(cfg, sv[1]);
+    }
+    close(sv[1]);
+    sv[1] = -1;
+    r.pid = pid;
+    r.exit.fd = pidfd;
+    r.sync.fd = sv[0];
+    sv[0] = -1;
+
+    if (write_maps(pid, err) < 0) {
+        nf_err_prefix(err, "set up the user namespace");
+        goto fail_child;
+    }
+    cfg->times[STAGE_CLONED] = sync_now_us();
+    if (sync_send(r.sync.fd, &go, NULL, 0) < 0) {
+        nf_err_sys(err, "start the sandbox");
+        goto fail_child;
+    }
+    if (fcntl(r.sync.fd, F_SETFL, O_NONBLOCK) < 0) {
+        nf_err_sys(err, "sync socket");
+        goto fail_child;
+    }
+    r.sync.cb = on_sync;
+    r.sig.cb = on_signal;
+    r.exit.cb = on_exit_ready;
+    if (ev_io_start(loop, &r.sync, EPOLLIN) < 0 || ev_io_start(loop, &r.sig, EPOLLIN) < 0 ||
+        ev_io_start(loop, &r.exit, EPOLLIN) < 0) {
+        nf_err_sys(err, "epoll_ctl");
+        goto fail_child;
+    }
+    if (ev_run(loop, err) < 0)
+        goto fail_child;
+    /* An error record may still sit in the socket if the exit won the race. */
+    if (r.sync.fd >= 0)
+        on_sync(loop, &r.sync, EPOLLIN);
+    cfg->times[STAGE_EXITED] = sync_now_us();
+    ev_io_stop(loop, &r.sig);
+    ev_io_stop(loop, &r.exit);
+    if (r.sync.fd >= 0) {
+        ev_io_stop(loop, &r.sync);
+        close(r.sync.fd);
+    }
+    close(r.sig.fd);
+    close(r.exit.fd);
+    if (r.failed) {
+        *err = r.err;
+        return 125;
+    }
+    if (r.early_signal)
+        return 128 + r.early_signal;
+    if (r.phase != PHASE_EXITED || cfg->times[STAGE_EXEC] == 0) {
+        nf_err_set(err, ECHILD, "the sandbox died while being set up (status %d)", r.status);
+        return 125;
+    }
+    return r.status;
+
+fail_child:
+    (void)kill(pid, SIGKILL);
+    (void)waitpid(pid, NULL, 0);
+    if (r.sync.fd >= 0)
+        close(r.sync.fd);
+    if (r.exit.fd >= 0)
+        close(r.exit.fd);
+fail_early:
+    if (r.sig.fd >= 0)
+        close(r.sig.fd);
+    if (sv[0] >= 0)
+        close(sv[0]);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    return 125;
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Placeholders: protected names that do not exist need a mount point on the
+# host while a run lasts. A normal exit removes them; what a run killed with
+# SIGKILL left behind is removed by the next run; two runs sharing a
+# directory never unmask each other.
+. "$(dirname "$0")/lib.sh"
+
+w=$(nf_tmpdir)
+cd "$w"
+
+wait_for() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.025; done; return 1; }
+
+nsf -- sh -c 'ls -A | tr "\n" " "'
+like "$OUT" '\.bashrc .*\.vscode' "inside, absent protected names exist (as read-only placeholders)"
+is "$(listing "$w")" "" "after a normal run nothing is left"
+
+echo user-content-empty-file > /dev/null
+: > .profile
+nsf -- true
+ok $([ -f .profile ] && echo 0 || echo 1) "a user's own empty .profile is kept"
+rm -f .profile
+
+# kill -9 in the middle of a run leaves placeholders; the next run removes them.
+env --default-signal=INT "$NSFENCE" -- sh -c 'echo up > up; exec sleep 30' &
+pid=$!
+wait_for up
+ok $([ -e .bashrc ] && echo 0 || echo 1) "while a run lasts, its placeholders exist on the host"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+rm -f up
+ok $([ -e .bashrc ] && [ -d .vscode ] && echo 0 || echo 1) "a run killed with SIGKILL leaves its placeholders"
+nsf -- true
+is "$RC" 0 "the next run starts over them"
+is "$(listing "$w")" "" "and removes what the killed run left behind"
+
+# Two concurrent runs in one directory.
+env --default-signal=INT "$NSFENCE" -- sh -c 'echo up > a-up; while [ ! -e b-done ]; do sleep 0.02; done; echo evil > .bashrc; mkdir -p .vscode/x; echo $? > a-result' 2>/dev/null &
+apid=$!
+wait_for a-up
+nsf -- sh -c 'echo evil > .zshrc; echo b > b-done'
+is "$(cat b-done 2>/dev/null)" "b" "a second run in the same directory ran"
+wait "$apid"
+ok $([ ! -s .bashrc ] && [ ! -e .vscode/x ] && echo 0 || echo 1) \
+    "the first run stays protected after the second one ended"
+rm -f a-up b-done a-result
+is "$(listing "$w")" "" "when both are done nothing is left"
+
+# Many runs at once, all ending at different times.
+for i in 1 2 3 4 5 6; do
+    "$NSFENCE" -- sh -c "sleep 0.$i; echo evil > .mcp.json 2>/dev/null; true" &
+done
+wait
+ok $([ ! -s .mcp.json ] && echo 0 || echo 1) "six overlapping runs never unmask each other"
+is "$(listing "$w")" "" "and leave nothing behind"
+
+done_testing

@@ -1,0 +1,101 @@
+# TAP helpers for nsfence's integration tests (bash). Each test file sources
+# this, calls the check functions, and ends with `done_testing`.
+#
+# Environment from tests/leg: NSFENCE (the binary under test), NF_LEG (root
+# or user), NF_HELPERS (built C helpers), NF_FIXTURES, HOME (fresh, private).
+
+set -u
+_nf_n=0
+_nf_failed=0
+_nf_tmpdirs=()
+
+_nf_cleanup() {
+    local d
+    for d in "${_nf_tmpdirs[@]}"; do
+        rm -rf "$d" 2>/dev/null || true
+    done
+}
+trap _nf_cleanup EXIT
+
+diag() { printf '# %s\n' "$*" | sed '2,$s/^/# /'; }
+
+ok() { # ok CONDITION_STATUS DESCRIPTION
+    local status=$1
+    shift
+    _nf_n=$((_nf_n + 1))
+    if [ "$status" -eq 0 ]; then
+        echo "ok $_nf_n - $*"
+    else
+        echo "not ok $_nf_n - $*"
+        _nf_failed=$((_nf_failed + 1))
+    fi
+}
+
+pass() { ok 0 "$@"; }
+fail() { ok 1 "$@"; }
+
+skip() { # skip REASON DESCRIPTION
+    _nf_n=$((_nf_n + 1))
+    echo "ok $_nf_n - $2 # SKIP $1"
+}
+
+is() { # is GOT EXPECTED DESCRIPTION
+    if [ "$1" == "$2" ]; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "got:      '$1'"
+        diag "expected: '$2'"
+    fi
+}
+
+like() { # like GOT REGEX DESCRIPTION
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "got:           '$1'"
+        diag "expected like: '$2'"
+    fi
+}
+
+unlike() { # unlike GOT REGEX DESCRIPTION
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        ok 1 "$3"
+        diag "got:             '$1'"
+        diag "expected unlike: '$2'"
+    else
+        ok 0 "$3"
+    fi
+}
+
+done_testing() {
+    echo "1..$_nf_n"
+    [ "$_nf_failed" -eq 0 ]
+}
+
+# A fresh directory readable by the other leg too; removed at exit.
+nf_tmpdir() {
+    local d
+    d=$(mktemp -d /var/tmp/nsfence-t.XXXXXX)
+    chmod 755 "$d"
+    _nf_tmpdirs+=("$d")
+    printf '%s' "$d"
+}
+
+# Run nsfence; stdout in $OUT, stderr in $ERR, status in $RC. The command
+# runs with a timeout so a hang fails the test instead of the suite.
+nsf() {
+    local o e
+    o=$(mktemp) e=$(mktemp)
+    timeout -k 5 60 "$NSFENCE" "$@" >"$o" 2>"$e"
+    RC=$?
+    OUT=$(cat "$o")
+    ERR=$(cat "$e")
+    rm -f "$o" "$e"
+}
+
+is_root() { [ "$NF_LEG" = root ]; }
+
+# Nothing of a run may be left in dir: only the expected names, listed.
+listing() { (cd "$1" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort | tr '\n' ' '); }
