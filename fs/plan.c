@@ -548,10 +548,12 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     }
     if (collect(pol, &r, err) < 0)
         goto out;
-    qsort(r.v, r.n, sizeof(*r.v), rule_cmp);
+    if (r.n)
+        qsort(r.v, r.n, sizeof(*r.v), rule_cmp);
     if (place(&body, &pins, &r, err) < 0)
         goto out;
-    qsort(pins.ops, pins.n, sizeof(*pins.ops), pin_cmp);
+    if (pins.n)
+        qsort(pins.ops, pins.n, sizeof(*pins.ops), pin_cmp);
 
     if (plan_add(plan, FS_OP_ROOT, "/", "/", FS_PH_NONE, false, "host root", err) < 0)
         goto out;
