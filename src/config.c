@@ -1,5 +1,6 @@
 #include "src/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -289,18 +290,26 @@ static char *reader_gets(char *str, int num, void *stream)
         reader_fail(r, r->line, "line too long (at most %s characters)", limit);
         return NULL;
     }
-    memcpy(str, start, n);
-    str[n] = '\0';
     r->pos += n;
-    for (i = 0; i < n && (str[i] == ' ' || str[i] == '\t'); i++)
+    /* Leading whitespace is dropped here: to inih an indented line continues
+     * the previous value, which would turn an indented `deny_write = ...`
+     * into part of an allow_write path and silently drop the deny. A UTF-8
+     * BOM on the first line goes too. */
+    if (r->line == 1 && n >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
+        start += 3;
+        n -= 3;
+    }
+    for (i = 0; i < n && isspace((unsigned char)start[i]) && start[i] != '\n'; i++)
         ;
-    if (str[i] == '[') {
-        const char *close = strchr(str + i, ']');
+    memcpy(str, start + i, n - i);
+    str[n - i] = '\0';
+    if (str[0] == '[') {
+        const char *close = strchr(str, ']');
 
-        if (close && !known_section(str + i + 1, (size_t)(close - str - i - 1))) {
+        if (close && !known_section(str + 1, (size_t)(close - str - 1))) {
             char name[128];
 
-            snprintf(name, sizeof(name), "%.*s", (int)(close - str - i - 1), str + i + 1);
+            snprintf(name, sizeof(name), "%.*s", (int)(close - str - 1), str + 1);
             reader_fail(r, r->line, "[%s]: unknown section", name);
             return NULL;
         }
@@ -345,7 +354,8 @@ int cfg_parse_buffer(struct policy *pol, const char *file, const char *buf, size
         return nf_err_set(err, EINVAL, "%s:%d: contains a NUL byte", file, line);
     }
     rc = ini_parse_stream(reader_gets, &r, handler, &r);
-    if (r.failed)
+    /* inih goes on after an error: report whichever came first. */
+    if (r.failed && !(rc > 0 && rc < r.fail_line))
         return nf_err_set(err, r.fail.code, "%s:%d: %s", file, r.fail_line, r.fail.msg);
     if (rc > 0)
         return nf_err_set(err, EINVAL, "%s:%d: syntax error (expected [section] or key = value)",
@@ -363,7 +373,8 @@ int cfg_load(struct policy *pol, const char *path, bool explicit, bool *loaded, 
     size_t got = 0;
 
     *loaded = false;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: a FIFO planted at the config path must not hang us. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         if (!explicit && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
             return 0;
@@ -373,6 +384,8 @@ int cfg_load(struct policy *pol, const char *path, bool explicit, bool *loaded, 
         return nf_err_sys(err, "config %s", path);
     if (S_ISDIR(st.st_mode))
         return nf_err_set(err, EISDIR, "config %s: is a directory", path);
+    if (!S_ISREG(st.st_mode))
+        return nf_err_set(err, EINVAL, "config %s: not a regular file", path);
     if (st.st_size > CFG_MAX_SIZE)
         return nf_err_set(err, EFBIG, "config %s: larger than %d bytes", path, CFG_MAX_SIZE);
     buf = malloc((size_t)st.st_size + 1);
@@ -395,15 +408,17 @@ int cfg_load(struct policy *pol, const char *path, bool explicit, bool *loaded, 
 
 size_t cfg_default_paths(const char *xdg, const char *home, char out[2][4096])
 {
+    struct nf_err ignored;
     size_t n = 0;
+    char raw[4096];
 
-    if (xdg && xdg[0] == '/')
-        if (snprintf(out[n], 4096, "%s/nsfence/config.ini", xdg) < 4096)
-            n++;
-    if (home && home[0] == '/')
-        if (snprintf(out[n], 4096, "%s/.config/nsfence/config.ini", home) < 4096) {
-            if (n == 0 || strcmp(out[0], out[n]) != 0)
-                n++;
-        }
+    if (xdg && xdg[0] == '/' && snprintf(raw, sizeof(raw), "%s/nsfence/config.ini", xdg) < 4096 &&
+        pol_path_normalize(raw, "/", NULL, out[n], 4096, &ignored) == 0)
+        n++;
+    if (home && home[0] == '/' &&
+        snprintf(raw, sizeof(raw), "%s/.config/nsfence/config.ini", home) < 4096 &&
+        pol_path_normalize(raw, "/", NULL, out[n], 4096, &ignored) == 0 &&
+        (n == 0 || strcmp(out[0], out[n]) != 0))
+        n++;
     return n;
 }

@@ -4,9 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Messages echo paths and values the user typed: control characters are
+ * escaped at the source, so a message is always one printable line. */
 static void vset(struct nf_err *err, const char *fmt, va_list ap)
 {
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    char raw[NF_ERR_MSG_MAX];
+    size_t o = 0;
+
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < sizeof(err->msg); p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            o += (size_t)snprintf(err->msg + o, sizeof(err->msg) - o, "\\x%02x", *p);
+        else
+            err->msg[o++] = (char)*p;
+    }
+    err->msg[o] = '\0';
 }
 
 int nf_err_set(struct nf_err *err, int code, const char *fmt, ...)

@@ -17,14 +17,22 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 
     if (n < 0)
         return;
-    m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    char raw[2048];
+    size_t o = (size_t)n;
+
+    m = vsnprintf(raw, sizeof(raw), fmt, ap);
     if (m < 0)
         return;
-    n += m;
-    if ((size_t)n >= sizeof(line) - 1)
-        n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    (void)!write(STDERR_FILENO, line, (size_t)n);
+    /* A path or value with a newline or an escape sequence must not forge a
+     * second line or repaint the terminal: one message, one line. */
+    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < sizeof(line); p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            o += (size_t)snprintf(line + o, sizeof(line) - o, "\\x%02x", *p);
+        else
+            line[o++] = (char)*p;
+    }
+    line[o++] = '\n';
+    (void)!write(STDERR_FILENO, line, o);
 }
 
 void log_verbose(const char *fmt, ...)

@@ -73,7 +73,7 @@ void pol_strv_free(struct pol_strv *sv);
 /* Lexically normalise a user-supplied path: a leading `~` or `~/` becomes
  * home, a relative path is taken against cwd, `.`, `..` and repeated or
  * trailing slashes are folded. Pure: no I/O. Fails on an empty path, `~user`,
- * `~` without a home, an embedded newline-free overflow of outsz. */
+ * `~` without an absolute home, or a result longer than outsz or PATH_MAX. */
 int pol_path_normalize(const char *in, const char *cwd, const char *home, char *out, size_t outsz,
                        struct nf_err *err);
 
