@@ -44,6 +44,32 @@ int explain_print(FILE *out, const struct explain_input *in)
     fprintf(out, "  %-22s %s\n", "violations log", pol->monitor_log ? pol->monitor_log : "(none)");
     fprintf(out, "  %-22s %s\n", "new session", pol->new_session ? "yes" : "no");
 
+    if (in->rules) {
+        const struct px_rules *r = in->rules;
+
+        fprintf(out, "\nnetwork rules (in order; the first match decides):\n");
+        fprintf(out, "  %-22s deny (malformed host)\n", "a malformed host");
+        for (size_t i = 0; i < r->n_deny; i++)
+            fprintf(out, "  %-22s deny (%s)\n", pol->deny_domain.v[i],
+                    r->deny_reason[i] ? r->deny_reason[i] : "host is on the deny list");
+        for (size_t i = 0; i < r->n_allow; i++)
+            fprintf(out, "  %-22s allow\n", pol->allow_domain.v[i]);
+        fprintf(out, "  %-22s deny (host is not on the allow list)\n", "anything else");
+        fprintf(out,
+                "  resolved-address guard: an allowed name is refused when it resolves only to "
+                "loopback, unspecified, link-local, multicast, broadcast, cloud metadata "
+                "addresses, this host's own addresses");
+        for (size_t i = 0; i < pol->deny_address.n; i++)
+            fprintf(out, ", %s", pol->deny_address.v[i]);
+        fprintf(out, "\n");
+        if (in->parent && in->parent->enabled)
+            fprintf(out, "  parent proxy: %s:%u (from %s)%s%s\n", in->parent->host,
+                    in->parent->port, in->parent->source,
+                    in->parent->no_proxy[0] ? ", NO_PROXY " : "", in->parent->no_proxy);
+        else
+            fprintf(out, "  upstream: direct from the host\n");
+    }
+
     fprintf(out, "\nmount plan (in order):\n");
     for (size_t i = 0; i < in->plan->n; i++) {
         char line[PATH_MAX * 2 + 64];

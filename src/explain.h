@@ -5,11 +5,15 @@
 #include <stdio.h>
 
 #include "fs/plan.h"
+#include "proxy/parent.h"
+#include "proxy/rules.h"
 #include "src/policy.h"
 
 struct explain_input {
     const struct policy *pol;
     const struct fs_plan *plan;
+    const struct px_rules *rules; /* NULL: no network */
+    const struct px_parent *parent;
     const char *config_used; /* NULL: none */
     char **argv;
 };

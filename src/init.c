@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fs/mount.h"
+#include "net/endpoints.h"
 #include "net/loopback.h"
 #include "src/caps.h"
 #include "src/log.h"
@@ -59,6 +61,9 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         _exit(125);
     if (sigprocmask(SIG_SETMASK, &spawn_orig_mask, NULL) < 0)
         _exit(125);
+    /* The host side raised its descriptor limit for the proxy; the command
+     * gets the caller's. */
+    (void)setrlimit(RLIMIT_NOFILE, &cfg->nofile);
     execvpe(cfg->argv[0], cfg->argv, cfg->envp);
     code = errno;
     fprintf(stderr, "nsfence: %s: %s\n", cfg->argv[0],
@@ -132,6 +137,22 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync)
     if (net_loopback_up(&err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_LOOPBACK] = sync_now_us();
+    if (cfg->pol->network_enabled) {
+        struct net_endpoints ep;
+        struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };
+
+        if (net_endpoints_open(cfg->pol->http_port, cfg->pol->socks_port, &ep, &err) < 0)
+            sync_fail(sync, &err);
+        for (size_t i = 0; i < ep.n; i++)
+            fdmsg.fd_kind[i] = (uint8_t)ep.proto[i];
+        /* The host side serves them; nothing of the network path stays where
+         * the command could signal, trace or kill it. */
+        if (sync_send(sync, &fdmsg, ep.fd, ep.n) < 0) {
+            nf_err_sys(&err, "hand the proxy endpoints out");
+            sync_fail(sync, &err);
+        }
+        net_endpoints_close(&ep);
+    }
     cfg->times[STAGE_ENDPOINTS] = sync_now_us();
 
     /* Not dumpable: the command (same uid) cannot ptrace init or open its

@@ -27,8 +27,11 @@ int ev_loop_init(struct ev_loop *l, struct nf_err *err)
     return 0;
 }
 
+static void run_deferred(struct ev_loop *l);
+
 void ev_loop_close(struct ev_loop *l)
 {
+    run_deferred(l);
     if (l->epfd >= 0)
         close(l->epfd);
     free(l->heap);

@@ -7,17 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fs/placeholder.h"
 #include "fs/plan.h"
+#include "proxy/parent.h"
+#include "proxy/rules.h"
+#include "proxy/server.h"
 #include "src/cli.h"
 #include "src/config.h"
+#include "src/connect.h"
+#include "src/env.h"
 #include "src/explain.h"
 #include "src/log.h"
 #include "src/loop.h"
 #include "src/policy.h"
 #include "src/spawn.h"
+#include "net/endpoints.h"
 #include "src/util.h"
 
 extern char **environ;
@@ -119,6 +126,62 @@ static void print_timings(const uint64_t *t)
     }
 }
 
+/* The proxy's listeners arrive from init over the sync socket. */
+static int serve_endpoints(void *user, enum sync_tag tag, int *fds, const uint8_t *kinds, size_t n,
+                           struct nf_err *err)
+{
+    struct px_server *px = user;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (tag != SYNC_TAG_ENDPOINTS || !px) {
+            close(fds[i]);
+            continue;
+        }
+        if (rc == 0)
+            rc = px_server_listen(px, fds[i], kinds[i] == NET_EP_SOCKS, err);
+        else
+            close(fds[i]);
+    }
+    return rc;
+}
+
+/* The proxy holds two descriptors per tunnel (four more while bytes move). */
+static void raise_nofile(struct rlimit *saved)
+{
+    struct rlimit r;
+
+    if (getrlimit(RLIMIT_NOFILE, saved) < 0)
+        return;
+    r = *saved;
+    r.rlim_cur = r.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &r);
+}
+
+static int setup_network(const struct policy *pol, struct px_rules *rules, struct px_parent *parent,
+                         struct nf_err *err)
+{
+    const char *https = getenv("HTTPS_PROXY"), *http = getenv("HTTP_PROXY");
+    const char *no = getenv("NO_PROXY");
+    struct nf_err e = { 0 };
+
+    if (px_rules_build(pol, rules, err) < 0)
+        return -1;
+    if (!https || !*https)
+        https = getenv("https_proxy");
+    if (!http || !*http)
+        http = getenv("http_proxy");
+    if (!no || !*no)
+        no = getenv("no_proxy");
+    if (px_parent_choose(pol->parent_proxy, https, http, no, parent, &e) < 0) {
+        /* An unusable HTTP(S)_PROXY of our own: connections go direct (the
+         * rules still apply); a bad parent_proxy never loaded. */
+        log_warn("%s; connecting directly", e.msg);
+        memset(parent, 0, sizeof(*parent));
+    }
+    return 0;
+}
+
 static int run(struct cli *cli, struct nf_err *err)
 {
     struct spawn_config sc = { 0 };
@@ -126,11 +189,19 @@ static int run(struct cli *cli, struct nf_err *err)
     struct fs_plan plan = { 0 };
     struct fs_ph_set ph = { 0 };
     struct ev_loop loop = { .epfd = -1 };
+    struct px_rules rules = { 0 };
+    struct px_parent parent = { 0 };
+    struct vio_list vio = { .log_fd = -1 };
+    struct px_server *px = NULL;
+    char **envp = NULL;
     char cwd[PATH_MAX];
     char used[PATH_MAX];
+    char self[PATH_MAX];
+    ssize_t selflen;
     int status = 125;
 
     sc.times[STAGE_START] = sync_now_us();
+    memset(&pol, 0, sizeof(pol));
     if (!getcwd(cwd, sizeof(cwd)))
         return nf_err_sys(err, "getcwd"), 125;
     if (pol_init(&pol, cwd, getenv("HOME"), err) < 0)
@@ -139,38 +210,70 @@ static int run(struct cli *cli, struct nf_err *err)
         goto out;
     if (cli_apply(cli, &pol, err) < 0)
         goto out;
+    if (pol.network_enabled && setup_network(&pol, &rules, &parent, err) < 0)
+        goto out;
     if (fs_plan_build(&pol, &plan, err) < 0)
         goto out;
     if (cli->cmd == CLI_EXPLAIN) {
-        struct explain_input in = {
-            .pol = &pol, .plan = &plan, .config_used = used[0] ? used : NULL, .argv = cli->argv
-        };
+        struct explain_input in = { .pol = &pol,
+                                    .plan = &plan,
+                                    .rules = pol.network_enabled ? &rules : NULL,
+                                    .parent = &parent,
+                                    .config_used = used[0] ? used : NULL,
+                                    .argv = cli->argv };
 
         status = explain_print(stdout, &in) < 0 ? 125 : 0;
         if (status)
             nf_err_sys(err, "write");
         goto out;
     }
+    selflen = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[selflen > 0 ? selflen : 0] = '\0';
+    if (env_build(environ, &pol, selflen > 0 ? self : NULL, &envp, err) < 0)
+        goto out;
+    if (vio_init(&vio, &pol, err) < 0)
+        goto out;
+    if (getrlimit(RLIMIT_NOFILE, &sc.nofile) < 0)
+        sc.nofile.rlim_cur = sc.nofile.rlim_max = RLIM_INFINITY;
+    if (pol.network_enabled)
+        raise_nofile(&sc.nofile);
     if (spawn_block_signals(err) < 0)
         goto out;
     if (fs_placeholders_prepare(&plan, &ph, err) < 0)
         goto out;
     if (ev_loop_init(&loop, err) < 0)
         goto out;
+    if (pol.network_enabled) {
+        struct px_server_config pc = { .rules = &rules,
+                                       .parent = &parent,
+                                       .max_connections = pol.max_connections,
+                                       .violations = &vio };
+
+        if (px_server_new(&px, &loop, &pc, err) < 0)
+            goto out;
+    }
     sc.pol = &pol;
     sc.plan = &plan;
     sc.argv = cli->argv;
-    sc.envp = environ;
+    sc.envp = envp;
     sc.loop = &loop;
+    sc.hooks.on_fds = serve_endpoints;
+    sc.hooks.user = px;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);
 out:
+    px_server_free(px);
     fs_placeholders_release(&ph);
     if (loop.epfd >= 0)
         ev_loop_close(&loop);
+    if (status != 125 || !err->msg[0])
+        vio_print_block(&vio, STDERR_FILENO);
+    vio_free(&vio);
     sc.times[STAGE_DONE] = sync_now_us();
     if (cli->timings && cli->cmd == CLI_RUN)
         print_timings(sc.times);
+    env_free(envp);
+    px_rules_free(&rules);
     fs_plan_free(&plan);
     pol_free(&pol);
     return status;
@@ -202,9 +305,13 @@ int main(int argc, char **argv)
         status = 0;
         break;
     case CLI_DOCTOR:
-    case CLI_CONNECT:
-        log_error("%s: not implemented yet", cli.cmd == CLI_DOCTOR ? "doctor" : "connect");
+        log_error("doctor: not implemented yet");
         status = 125;
+        break;
+    case CLI_CONNECT:
+        status = connect_main(cli.argv[0], cli.argv[1], &err) < 0 ? 1 : 0;
+        if (status)
+            log_error("%s", err.msg);
         break;
     case CLI_RUN:
     case CLI_EXPLAIN:

@@ -193,9 +193,11 @@ static void on_sync(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
             kill_sandbox(r);
             break;
         case SYNC_FDS:
-            if (r->cfg->hooks.on_fds &&
-                r->cfg->hooks.on_fds(r->cfg->hooks.user, (enum sync_tag)m.tag, fds, nfds, &r->err) <
-                    0) {
+            if (!r->cfg->hooks.on_fds) {
+                for (size_t i = 0; i < nfds; i++)
+                    close(fds[i]);
+            } else if (r->cfg->hooks.on_fds(r->cfg->hooks.user, (enum sync_tag)m.tag, fds,
+                                            m.fd_kind, nfds, &r->err) < 0) {
                 r->failed = true;
                 kill_sandbox(r);
             }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "fs/plan.h"
 #include "src/err.h"
@@ -30,7 +31,8 @@ enum spawn_stage {
 
 struct spawn_hooks {
     /* Descriptors sent out of the sandbox (endpoints, observer). */
-    int (*on_fds)(void *user, enum sync_tag tag, int *fds, size_t n, struct nf_err *err);
+    int (*on_fds)(void *user, enum sync_tag tag, int *fds, const uint8_t *kinds, size_t n,
+                  struct nf_err *err);
     /* The command is about to execve: the host side may start serving. */
     void (*on_running)(void *user);
     void *user;
@@ -43,6 +45,7 @@ struct spawn_config {
     char **envp;
     struct ev_loop *loop;
     struct spawn_hooks hooks;
+    struct rlimit nofile;        /* the caller's RLIMIT_NOFILE, for the command */
     uint64_t times[STAGE_COUNT]; /* filled in as stages complete */
 };
 

@@ -30,6 +30,7 @@ struct sync_msg {
     uint32_t tag;
     uint32_t n_times;
     uint64_t times[SYNC_MAX_TIMES]; /* CLOCK_MONOTONIC, µs */
+    uint8_t fd_kind[SYNC_MAX_FDS];  /* per attached fd, by tag (e.g. HTTP or SOCKS) */
     char text[NF_ERR_MSG_MAX];
 };
 

@@ -1,0 +1,133 @@
+#include "src/env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/util.h"
+
+struct envb {
+    char **v;
+    size_t n;
+};
+
+static int put(struct envb *e, const char *name, const char *value, struct nf_err *err)
+{
+    size_t nl = strlen(name);
+    char *entry;
+
+    if (asprintf(&entry, "%s=%s", name, value) < 0)
+        return nf_err_sys(err, "out of memory");
+    for (size_t i = 0; i < e->n; i++) {
+        if (strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '=') {
+            free(e->v[i]);
+            e->v[i] = entry;
+            return 0;
+        }
+    }
+    {
+        char **v = realloc(e->v, (e->n + 2) * sizeof(*v));
+
+        if (!v) {
+            free(entry);
+            return nf_err_sys(err, "out of memory");
+        }
+        e->v = v;
+    }
+    e->v[e->n++] = entry;
+    e->v[e->n] = NULL;
+    return 0;
+}
+
+static const char *lookup(const struct envb *e, const char *name)
+{
+    size_t nl = strlen(name);
+
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '=')
+            return e->v[i] + nl + 1;
+    return NULL;
+}
+
+int env_build(char *const *base, const struct policy *pol, const char *self, char ***out,
+              struct nf_err *err)
+{
+    struct envb e = { 0 };
+    char http[64], socks[64], port[16], java[1024], ssh[4200];
+    size_t n = 0;
+
+    while (base && base[n])
+        n++;
+    e.v = calloc(n + 1, sizeof(*e.v));
+    if (!e.v)
+        return nf_err_sys(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        e.v[i] = strdup(base[i]);
+        if (!e.v[i]) {
+            e.n = i;
+            goto oom;
+        }
+    }
+    e.n = n;
+    if (put(&e, "SANDBOX_RUNTIME", "1", err) < 0)
+        goto fail;
+    if (pol->network_enabled) {
+        static const char *const http_vars[] = {
+            "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",       "ALL_PROXY",
+            "all_proxy",  "GRPC_PROXY",  "grpc_proxy", "DOCKER_HTTP_PROXY", "DOCKER_HTTPS_PROXY",
+        };
+        const char *jto;
+
+        snprintf(http, sizeof(http), "http://localhost:%u", pol->http_port);
+        snprintf(socks, sizeof(socks), "socks5h://localhost:%u", pol->socks_port);
+        snprintf(port, sizeof(port), "%u", pol->http_port);
+        for (size_t i = 0; i < NF_ARRAY_SIZE(http_vars); i++)
+            if (put(&e, http_vars[i], http, err) < 0)
+                goto fail;
+        if (put(&e, "NO_PROXY", "localhost,127.0.0.1,::1", err) < 0 ||
+            put(&e, "no_proxy", "localhost,127.0.0.1,::1", err) < 0 ||
+            put(&e, "FTP_PROXY", socks, err) < 0 || put(&e, "ftp_proxy", socks, err) < 0)
+            goto fail;
+        snprintf(socks, sizeof(socks), "localhost:%u", pol->socks_port);
+        if (put(&e, "RSYNC_PROXY", socks, err) < 0 ||
+            put(&e, "CLOUDSDK_PROXY_TYPE", "http", err) < 0 ||
+            put(&e, "CLOUDSDK_PROXY_ADDRESS", "localhost", err) < 0 ||
+            put(&e, "CLOUDSDK_PROXY_PORT", port, err) < 0 ||
+            put(&e, "NODE_USE_ENV_PROXY", "1", err) < 0)
+            goto fail;
+        /* The JVM ignores the *_PROXY variables; its system properties, last
+         * one winning, go after whatever the caller had. */
+        jto = lookup(&e, "JAVA_TOOL_OPTIONS");
+        snprintf(java, sizeof(java),
+                 "%s%s-Dhttp.proxyHost=localhost -Dhttp.proxyPort=%u -Dhttps.proxyHost=localhost "
+                 "-Dhttps.proxyPort=%u -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+                 jto ? jto : "", jto && *jto ? " " : "", pol->http_port, pol->http_port);
+        if (put(&e, "JAVA_TOOL_OPTIONS", java, err) < 0)
+            goto fail;
+        /* git over ssh: the connection goes through the HTTP proxy with
+         * CONNECT, made by nsfence itself (no socat in the sandbox). */
+        if (self) {
+            snprintf(ssh, sizeof(ssh),
+                     "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='%s connect %%h "
+                     "%%p'",
+                     self);
+            if (put(&e, "GIT_SSH_COMMAND", ssh, err) < 0)
+                goto fail;
+        }
+    }
+    *out = e.v;
+    return 0;
+oom:
+    nf_err_sys(err, "out of memory");
+fail:
+    env_free(e.v);
+    return -1;
+}
+
+void env_free(char **env)
+{
+    for (size_t i = 0; env && env[i]; i++)
+        free(env[i]);
+    free(env);
+}

@@ -1,0 +1,234 @@
+#include "src/violations.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/log.h"
+
+#define LINE_MAX_LEN 4096
+
+int vio_init(struct vio_list *l, const struct policy *pol, struct nf_err *err)
+{
+    memset(l, 0, sizeof(*l));
+    l->ignore = &pol->monitor_ignore;
+    l->log_fd = -1;
+    if (pol->monitor_log) {
+        l->log_fd =
+            open(pol->monitor_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+        if (l->log_fd < 0)
+            return nf_err_sys(err, "violations log %s", pol->monitor_log);
+    }
+    return 0;
+}
+
+void vio_free(struct vio_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->lines[i]);
+    free(l->lines);
+    if (l->log_fd >= 0)
+        close(l->log_fd);
+    memset(l, 0, sizeof(*l));
+    l->log_fd = -1;
+}
+
+void vio_sanitize(const char *in, char *out, size_t outsz)
+{
+    size_t o = 0;
+    bool space = false;
+
+    if (!outsz)
+        return;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < outsz; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            if (!space && o > 0)
+                out[o++] = ' ';
+            space = true;
+            continue;
+        }
+        if (*p == '<' || *p == '>')
+            continue;
+        out[o++] = (char)*p;
+        space = *p == ' ';
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), 0 when invalid. */
+static size_t utf8_len(const unsigned char *p)
+{
+    size_t n;
+    unsigned cp;
+
+    if (p[0] < 0x80)
+        return 1;
+    if ((p[0] & 0xe0) == 0xc0)
+        n = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        n = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        n = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void vio_json_escape(const char *s, char *out, size_t outsz)
+{
+    size_t o = 0;
+
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        char tmp[8];
+        const char *piece = tmp;
+        size_t plen;
+        size_t adv = 1;
+
+        if (*p == '"' || *p == '\\') {
+            tmp[0] = '\\';
+            tmp[1] = (char)*p;
+            plen = 2;
+        } else if (*p < 0x20 || *p == 0x7f) {
+            plen = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
+        } else if (*p < 0x80) {
+            tmp[0] = (char)*p;
+            plen = 1;
+        } else if ((adv = utf8_len(p)) > 0) {
+            piece = (const char *)p;
+            plen = adv;
+        } else {
+            piece = "\\ufffd";
+            plen = 6;
+            adv = 1;
+        }
+        if (o + plen + 1 > outsz)
+            break;
+        memcpy(out + o, piece, plen);
+        o += plen;
+        p += adv;
+    }
+    if (outsz)
+        out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+static bool ignored(const struct vio_list *l, const char *line)
+{
+    for (size_t i = 0; l->ignore && i < l->ignore->n; i++)
+        if (strstr(line, l->ignore->v[i]))
+            return true;
+    return false;
+}
+
+/* Returns true when the line is new (kept, and to be logged). */
+static bool keep(struct vio_list *l, const char *line)
+{
+    char **v;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->lines[i], line) == 0)
+            return false;
+    if (l->n >= VIO_MAX) {
+        l->dropped++;
+        return true;
+    }
+    v = realloc(l->lines, (l->n + 1) * sizeof(*v));
+    if (!v)
+        return false;
+    l->lines = v;
+    v[l->n] = strdup(line);
+    if (v[l->n])
+        l->n++;
+    return true;
+}
+
+static void log_json(struct vio_list *l, const char *fields)
+{
+    char buf[LINE_MAX_LEN * 3];
+    struct timeval tv;
+    struct tm tm;
+    int n;
+
+    if (l->log_fd < 0)
+        return;
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    n = snprintf(buf, sizeof(buf), "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",%s}\n",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                 (long)(tv.tv_usec / 1000), fields);
+    if (n > 0 && (size_t)n < sizeof(buf) && write(l->log_fd, buf, (size_t)n) != n)
+        log_warn("violations log: %s", strerror(errno));
+}
+
+void vio_add_network(struct vio_list *l, const char *host, unsigned port, const char *reason)
+{
+    char raw[LINE_MAX_LEN];
+    char line[LINE_MAX_LEN];
+    char jhost[LINE_MAX_LEN], jreason[LINE_MAX_LEN];
+    char fields[LINE_MAX_LEN * 2 + 256];
+    bool v6 = strchr(host, ':') != NULL;
+
+    snprintf(raw, sizeof(raw), "deny network-outbound %s%s%s:%u (%s)", v6 ? "[" : "", host,
+             v6 ? "]" : "", port, reason);
+    vio_sanitize(raw, line, sizeof(line));
+    if (ignored(l, line) || !keep(l, line))
+        return;
+    vio_json_escape(host, jhost, sizeof(jhost));
+    vio_json_escape(reason, jreason, sizeof(jreason));
+    snprintf(fields, sizeof(fields),
+             "\"kind\":\"network\",\"host\":\"%s\",\"port\":%u,\"reason\":\"%s\",\"pid\":null",
+             jhost, port, jreason);
+    log_json(l, fields);
+}
+
+void vio_add_file(struct vio_list *l, const char *syscall, const char *path, const char *reason,
+                  pid_t pid)
+{
+    char raw[LINE_MAX_LEN];
+    char line[LINE_MAX_LEN];
+    char jpath[LINE_MAX_LEN], jreason[512];
+    char fields[LINE_MAX_LEN * 2 + 256];
+
+    snprintf(raw, sizeof(raw), "deny %s %s", syscall, path);
+    vio_sanitize(raw, line, sizeof(line));
+    if (ignored(l, line) || !keep(l, line))
+        return;
+    vio_json_escape(path, jpath, sizeof(jpath));
+    vio_json_escape(reason, jreason, sizeof(jreason));
+    snprintf(fields, sizeof(fields),
+             "\"kind\":\"file\",\"syscall\":\"%s\",\"path\":\"%s\",\"reason\":\"%s\",\"pid\":%d",
+             syscall, jpath, jreason, (int)pid);
+    log_json(l, fields);
+}
+
+void vio_print_block(const struct vio_list *l, int fd)
+{
+    FILE *f;
+
+    if (l->n == 0)
+        return;
+    f = fdopen(dup(fd), "w");
+    if (!f)
+        return;
+    fputs("\n<sandbox_violations>\n", f);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "%s\n", l->lines[i]);
+    if (l->dropped)
+        fprintf(f, "... %zu more not shown\n", l->dropped);
+    fputs("</sandbox_violations>", f);
+    fclose(f);
+}
