@@ -142,7 +142,7 @@ check-format:
 demo: nsfence
 	./tests/demo ./nsfence
 
-DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libnl-route-3-dev libinih-dev \
+DEB_PACKAGES = build-essential pkg-config git libseccomp-dev libnl-3-dev libnl-route-3-dev libinih-dev \
                libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
                busybox-static openssl python3 clang-format
 

@@ -73,6 +73,7 @@ struct conn {
     struct buf up;        /* from upstream, not yet used */
     struct buf to_client; /* pending writes */
     struct buf to_up;
+    struct buf held; /* the request, while a parent proxy answers our CONNECT */
 
     /* The destination of the current request. */
     char host[PX_HOST_MAX];
@@ -141,6 +142,8 @@ static int buf_reserve(struct buf *b, size_t more)
 
 static int buf_append(struct buf *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (buf_reserve(b, n) < 0)
         return -1;
     memcpy(b->data + b->len, p, n);
@@ -307,6 +310,7 @@ static void free_conn(struct ev_deferred *d)
     buf_free(&c->up);
     buf_free(&c->to_client);
     buf_free(&c->to_up);
+    buf_free(&c->held);
     free(c);
 }
 
@@ -550,6 +554,14 @@ static void send_parent_connect(struct conn *c)
         snprintf(auth, sizeof(auth), "Proxy-Authorization: %s\r\n", c->s->cfg.parent->auth);
     n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
                  auth);
+    /* A plain request waits until the parent has opened the tunnel. */
+    {
+        struct buf t = c->held;
+
+        c->held = c->to_up;
+        c->to_up = t;
+        c->to_up.len = 0;
+    }
     if (buf_append(&c->to_up, req, (size_t)n) < 0) {
         conn_close(c);
         return;
@@ -1153,6 +1165,11 @@ static void on_parent_reply(struct conn *c)
         return;
     }
     buf_consume(&c->up, r.head_len);
+    if (buf_append(&c->to_up, c->held.data, c->held.len) < 0) {
+        conn_close(c);
+        return;
+    }
+    c->held.len = 0;
     connected(c);
 }
 

@@ -28,6 +28,8 @@ ok() { # ok CONDITION_STATUS DESCRIPTION
     else
         echo "not ok $_nf_n - $*"
         _nf_failed=$((_nf_failed + 1))
+        # The last run's own stderr usually says why.
+        [ -n "${ERR:-}" ] && diag "last stderr: $(printf '%s' "$ERR" | tail -c 600)"
     fi
 }
 

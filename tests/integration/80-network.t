@@ -1,0 +1,206 @@
+#!/bin/bash
+# The network fence: the host-side proxy is the only way out and lets through
+# only listed domains. Real upstream servers in a network namespace of the
+# harness's own, real names (a private /etc/hosts), real clients.
+# fixture: network
+. "$(dirname "$0")/lib.sh"
+
+raw="$NF_HELPERS/rawtcp"
+d=$(nf_tmpdir)
+cd "$d"
+A="--allow-domain allowed.test"
+
+# --- allowed traffic arrives intact ---------------------------------------------
+nsf $A -- curl -sS http://allowed.test/index.html
+is "$OUT" "hello from upstream" "plain HTTP through HTTP_PROXY reaches an allowed host"
+is "$(printf '%s' "$ERR")" "" "an allowed run reports no violation"
+nsf $A -- sh -c 'curl -sS http://allowed.test/big.bin | sha256sum | cut -d" " -f1'
+is "$OUT" "$NF_BIG_SHA" "a 1 MiB body arrives intact over plain HTTP"
+nsf $A -- sh -c 'curl -sSk https://allowed.test/big.bin | sha256sum | cut -d" " -f1'
+is "$OUT" "$NF_BIG_SHA" "a 1 MiB body arrives intact over HTTPS (CONNECT tunnel)"
+nsf $A -- sh -c 'curl -sS --socks5-hostname localhost:1080 http://allowed.test/big.bin | sha256sum | cut -d" " -f1'
+is "$OUT" "$NF_BIG_SHA" "a 1 MiB body arrives intact through SOCKS5"
+nsf $A -- sh -c 'head -c 300000 /dev/urandom > up.bin; curl -sS --data-binary @up.bin -H "Content-Type: application/octet-stream" http://allowed.test/echo | cmp - up.bin && echo same'
+is "$OUT" "same" "a request body goes up and back intact"
+nsf $A -- curl -sS http://allowed.test/host
+is "$OUT" "allowed.test" "the upstream sees a canonical Host"
+nsf $A -- sh -c 'curl -sS http://allowed.test/index.html http://allowed.test/index.html http://allowed.test/host'
+is "$OUT" "hello from upstream
+hello from upstream
+allowed.test" "several requests on one kept-alive connection"
+nsf $A -- git clone -q http://allowed.test/repo.git cloned
+is "$RC" 0 "git clone over HTTP through the proxy works"
+is "$(cat cloned/README 2>/dev/null)" "cloned through the proxy" "the clone has the repository's content"
+rm -rf cloned
+
+# --- denials ----------------------------------------------------------------------
+nsf $A -- sh -c 'echo ran; curl -sS -i http://other.test/'
+like "$OUT" '^ran' "the command ran (plain denial)"
+like "$OUT" 'HTTP/1.1 403 Forbidden' "a host not on the list gets 403 Forbidden"
+like "$OUT" 'X-Proxy-Error: blocked-by-allowlist' "with X-Proxy-Error: blocked-by-allowlist"
+like "$OUT" 'Connection blocked by network allowlist$' "and the body says why"
+like "$ERR" '<sandbox_violations>
+deny network-outbound other.test:80 \(host is not on the allow list\)
+</sandbox_violations>$' "the violations block names the host, port and reason"
+
+nsf $A -- "$raw" 127.0.0.1 3128 's:CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n' all
+is "$OUT" 'HTTP/1.1 403 host is not on the allow list\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist' \
+    "a denied CONNECT gets the exact 403 bytes, then the connection closes"
+
+nsf $A --deny-domain allowed.test -- curl -sS -o /dev/null -w '%{http_code}' http://allowed.test/
+is "$OUT" "403" "deny beats allow"
+like "$ERR" 'allowed.test:80 \(host is on the deny list\)' "the deny list is named as the reason"
+printf '[network]\nallow_domain = allowed.test\ndeny_domain = allowed.test\ndeny_reason = allowed.test: ask the owner first\n' > reason.ini
+nsf --config "$d/reason.ini" -- "$raw" 127.0.0.1 3128 's:CONNECT allowed.test:443 HTTP/1.1\r\n\r\n' all
+like "$OUT" '^HTTP/1.1 403 ask the owner first\\r\\n' "a deny_reason is the CONNECT 403 phrase"
+like "$ERR" 'deny network-outbound allowed.test:443 \(ask the owner first\)' "and the violation's reason"
+rm -f reason.ini
+
+nsf --allow-domain '*.allowed.test' -- sh -c 'curl -sS http://sub.allowed.test/host; curl -sS http://deep.sub.allowed.test/host; curl -sS -o /dev/null -w "%{http_code}\n" http://allowed.test/'
+is "$OUT" "sub.allowed.test
+deep.sub.allowed.test
+403" "a wildcard allows subdomains, never the apex"
+
+nsf --allow-domain allowed.test:8080 -- sh -c 'curl -sS http://allowed.test:8080/index.html; curl -sS -o /dev/null -w "%{http_code}\n" http://allowed.test/index.html'
+is "$OUT" "hello from upstream
+403" "a :port rule allows only that port"
+
+# Numeric spellings of an address are canonicalised before any check (sent
+# raw: curl would normalise them itself, and skip the proxy for loopback).
+dec=$(echo "$NF_UP4" | awk -F. '{printf "%d", ($1*16777216)+($2*65536)+($3*256)+$4}')
+hex=$(printf '0x%02x.%s' "$(echo "$NF_UP4" | cut -d. -f1)" "$(echo "$NF_UP4" | cut -d. -f2-)")
+codes=""
+for h in "$NF_UP4" "$dec" "$hex"; do
+    nsf --allow-domain "$NF_UP4" --deny-domain "$NF_UP4" -- "$raw" 127.0.0.1 3128 "s:GET http://$h/index.html HTTP/1.1\r\n\r\n" r:12
+    codes="$codes$OUT "
+done
+is "$codes" "485454502f312e3120343033 485454502f312e3120343033 485454502f312e3120343033 " \
+    "numeric spellings of a denied address are refused (HTTP/1.1 403)"
+codes=""
+for h in 127.0.0.1 2130706433 0x7f.1 127.1 "[::ffff:127.0.0.1]" "[::1]"; do
+    nsf -- "$raw" 127.0.0.1 3128 "s:GET http://$h/ HTTP/1.1\r\n\r\n" r:12
+    codes="$codes$OUT "
+done
+is "$codes" "$(printf '485454502f312e3120343033 %.0s' 1 2 3 4 5 6)" "numeric spellings of loopback are refused"
+nsf -- "$raw" 127.0.0.1 3128 "s:GET http://0x7f.1/ HTTP/1.1\r\n\r\n" r:12
+like "$ERR" 'deny network-outbound 127.0.0.1:80' "a numeric spelling is reported canonicalised"
+
+# The resolved-address guard.
+nsf --allow-domain loop.test -- curl -sS -i http://loop.test/
+like "$OUT" 'X-Proxy-Error: blocked-by-sandbox-runtime' "an allowed name resolving to 127.0.0.1 is refused"
+like "$OUT" 'Connection to loop.test blocked: resolved to a loopback address' "the refusal names the address class"
+like "$ERR" 'deny network-outbound loop.test:80 \(resolved to a loopback address\)' "and the violation says so"
+nsf --allow-domain loop.test -- "$raw" 127.0.0.1 3128 's:CONNECT loop.test:22 HTTP/1.1\r\n\r\n' all
+is "$OUT" "HTTP/1.1 403 resolved to a loopback address\\r\\nContent-Type: text/plain\\r\\nX-Proxy-Error: blocked-by-sandbox-runtime\\r\\n\\r\\nConnection to loop.test blocked: resolved to a loopback address" \
+    "a guarded CONNECT gets srt's exact 403"
+nsf --allow-domain self.test -- curl -sS -o /dev/null -w '%{http_code}' http://self.test/
+is "$OUT" "403" "an allowed name resolving to this host's own veth address is refused"
+like "$ERR" "self.test:80 \\(resolved to one of this host's addresses\\)" "named as one of this host's addresses"
+
+# IPv6 upstream, and the proxy on ::1 inside.
+nsf --allow-domain v6.test -- curl -sS -x 'http://[::1]:3128' http://v6.test/index.html
+is "$OUT" "hello from upstream" "an IPv6 upstream is reachable, through the proxy's ::1 endpoint"
+
+# --- SOCKS5, byte-exact ----------------------------------------------------------
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2
+is "$OUT" "0500" "SOCKS greeting: no-auth accepted"
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050100030a6f746865722e74657374 x:0050 r:10
+is "$OUT" "0500
+05020001000000000000" "SOCKS CONNECT to a host not on the list: 05 02 00 01 00..."
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050100030c616c6c6f7765642e74657374 x:0007 r:10 s:ping r:4
+is "$OUT" "0500
+05000001000000000000
+70696e67" "SOCKS CONNECT allowed: 05 00 00 01 00... then the tunnel echoes"
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050200030c616c6c6f7765642e74657374 x:0050 r:10
+is "$OUT" "0500
+05070001000000000000" "SOCKS BIND gets 07"
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050300030c616c6c6f7765642e74657374 x:0050 r:10
+is "$OUT" "0500
+05070001000000000000" "SOCKS UDP ASSOCIATE gets 07"
+nsf --allow-domain "$NF_UP4" -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:05010001$(printf '%02x' $(echo "$NF_UP4" | tr . ' '))0009 r:10
+is "$OUT" "0500
+05040001000000000000" "SOCKS to an allowed address with nothing listening: 05 04"
+nsf $A -- "$raw" 127.0.0.1 1080 x:040100 r:2
+like "$OUT" '^EOF after 0 bytes' "a wrong SOCKS version is closed without a reply"
+
+# --- robustness -----------------------------------------------------------------
+nsf $A -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; printf "GET http://allowed.test/ HTTP/1.1\r\nHo" >&3; curl -sS -m 5 http://allowed.test/index.html; exec 3>&-'
+is "$OUT" "hello from upstream" "a client stalled in the middle of its head does not block another"
+nsf $A -- "$NF_HELPERS/tunnels" 3128 allowed.test:7 1000
+is "$OUT" "ok 1000" "1,000 concurrent tunnels work"
+nsf $A -- "$raw" 127.0.0.1 3128 "s:GET http://allowed.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n" all
+like "$OUT" '^HTTP/1.1 400' "a Host header disagreeing with the URL is refused"
+nsf $A -- "$raw" 127.0.0.1 3128 "s:GET /index.html HTTP/1.1\r\nHost: allowed.test\r\n\r\n" all
+like "$OUT" '^HTTP/1.1 400' "an origin-form request (not a proxy request) is refused"
+nsf $A -- sh -c "head -c 70000 /dev/zero | tr '\\0' a > big-head; printf 'GET http://allowed.test/ HTTP/1.1\r\nX: ' > req; cat big-head >> req; \"$raw\" 127.0.0.1 3128 \"s:\$(cat req)\" all"
+like "$OUT" '^HTTP/1.1 431' "a head over 64 KiB gets 431"
+rm -f big-head req
+
+# --- nothing bypasses the proxy -------------------------------------------------
+nsf $A -- "$NF_HELPERS/nfnet" connect "$NF_UP4" 80
+like "$OUT" '^connect: (Network is unreachable|No route to host)' "a direct connect that bypasses the proxy fails"
+nsf $A -- sh -c 'env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy curl -sS -m 5 http://allowed.test/ 2>&1; echo rc=$?'
+like "$OUT" 'rc=[1-9]' "a client ignoring the proxy variables gets nowhere"
+nsf --no-network -- sh -c 'echo "proxy=${HTTP_PROXY:-none}"; curl -sS -m 3 http://127.0.0.1:3128/ 2>&1 | head -1'
+like "$OUT" 'proxy=none' "--no-network sets no proxy variables"
+like "$OUT" 'Connection refused|Failed to connect' "--no-network has no endpoints"
+
+# --- environment -------------------------------------------------------------------
+nsf -- sh -c 'for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY all_proxy GRPC_PROXY NO_PROXY no_proxy FTP_PROXY RSYNC_PROXY DOCKER_HTTP_PROXY DOCKER_HTTPS_PROXY CLOUDSDK_PROXY_TYPE CLOUDSDK_PROXY_ADDRESS CLOUDSDK_PROXY_PORT NODE_USE_ENV_PROXY SANDBOX_RUNTIME; do printenv $v; done'
+is "$OUT" "http://localhost:3128
+http://localhost:3128
+http://localhost:3128
+http://localhost:3128
+http://localhost:3128
+http://localhost:3128
+http://localhost:3128
+localhost,127.0.0.1,::1
+localhost,127.0.0.1,::1
+socks5h://localhost:1080
+localhost:1080
+http://localhost:3128
+http://localhost:3128
+http
+localhost
+3128
+1
+1" "the proxy variables inside the sandbox"
+nsf -- printenv JAVA_TOOL_OPTIONS GIT_SSH_COMMAND
+like "$OUT" '-Dhttps.proxyHost=localhost -Dhttps.proxyPort=3128' "JAVA_TOOL_OPTIONS carries the proxy"
+like "$OUT" "ProxyCommand='.*nsfence connect %h %p'" "GIT_SSH_COMMAND goes through nsfence connect"
+printf '[network]\nhttp_port = 8888\nsocks_port = 1999\nallow_domain = allowed.test\n' > ports.ini
+nsf --config "$d/ports.ini" -- sh -c 'printenv HTTP_PROXY; curl -sS http://allowed.test/index.html; curl -sS --socks5-hostname localhost:1999 http://allowed.test/index.html'
+is "$OUT" "http://localhost:8888
+hello from upstream
+hello from upstream" "configured ports are used for the endpoints and the variables"
+rm -f ports.ini
+
+# nsfence connect: ssh's ProxyCommand, here with a raw echo.
+nsf $A -- sh -c 's=$(printenv GIT_SSH_COMMAND | sed -n "s/.*ProxyCommand=.\(.*\) connect.*/\1/p"); printf "via connect\n" | $s connect allowed.test 7 | head -1'
+is "$OUT" "via connect" "nsfence connect tunnels stdio through the proxy"
+nsf $A -- sh -c 's=$(printenv GIT_SSH_COMMAND | sed -n "s/.*ProxyCommand=.\(.*\) connect.*/\1/p"); echo x | $s connect other.test 22; echo rc=$?'
+like "$ERR" 'connect other.test:22: HTTP/1.1 403' "nsfence connect reports a denial"
+
+# --- behind a parent proxy -----------------------------------------------------------
+: > "$NF_PARENT_LOG" 2>/dev/null || true
+HTTPS_PROXY="$NF_PARENT" nsf $A -- curl -sS http://allowed.test/index.html
+is "$OUT" "hello from upstream" "with HTTPS_PROXY set, allowed traffic goes through the parent proxy"
+like "$(cat "$NF_PARENT_LOG")" 'CONNECT allowed.test:80' "the parent proxy saw the CONNECT"
+HTTPS_PROXY="$NF_PARENT" nsf $A -- curl -sS -o /dev/null -w '%{http_code}' http://other.test/
+is "$OUT" "403" "the rules still apply first behind a parent proxy"
+unlike "$(cat "$NF_PARENT_LOG")" 'other.test' "a denied host never reaches the parent proxy"
+before=$(wc -l < "$NF_PARENT_LOG")
+HTTPS_PROXY="$NF_PARENT" NO_PROXY=allowed.test nsf $A -- curl -sS http://allowed.test/index.html
+is "$OUT:$(wc -l < "$NF_PARENT_LOG")" "hello from upstream:$before" "NO_PROXY sends a host direct"
+printf '[network]\nallow_domain = allowed.test\nparent_proxy = %s\n' "$NF_PARENT" > parent.ini
+nsf --config "$d/parent.ini" -- curl -sSk https://allowed.test/index.html
+is "$OUT" "hello from upstream" "[network] parent_proxy is used too"
+like "$(tail -1 "$NF_PARENT_LOG")" 'CONNECT allowed.test:443' "the parent proxy saw that CONNECT"
+rm -f parent.ini
+
+# --- explain -----------------------------------------------------------------------
+nsf explain --allow-domain '*.allowed.test' --deny-domain bad.allowed.test -- true
+like "$OUT" 'bad.allowed.test +deny \(host is on the deny list\)
+ +\*\.allowed\.test +allow' "explain prints the network rules in order"
+
+done_testing

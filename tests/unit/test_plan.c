@@ -1,0 +1,680 @@
+/* fs/plan.c: golden mount plans over fixture trees in a private directory D
+ * under /var/tmp. Each plan is rendered with fs_op_format, D spelled "$D",
+ * and compared whole: the order is part of the contract (a deeper rule lands
+ * on top of a shallower one; for one path a deny follows the write root and
+ * a read carve-out follows the read deny). Every golden plan here was
+ * checked against DESIGN.md, not recorded from the output. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fs/placeholder.h"
+#include "fs/plan.h"
+#include "src/policy.h"
+
+/* ---- fixture: a private directory D ------------------------------------- */
+
+struct fx {
+    char d[256]; /* realpath of the mkdtemp directory */
+    struct policy pol;
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *fx = calloc(1, sizeof(*fx));
+    char tmpl[] = "/var/tmp/nsfence-test-plan-XXXXXX";
+    char real[PATH_MAX];
+    struct nf_err err = { 0 };
+
+    umask(022);
+    if (!fx || !mkdtemp(tmpl) || !realpath(tmpl, real) || strlen(real) >= sizeof(fx->d)) {
+        free(fx);
+        return -1;
+    }
+    memcpy(fx->d, real, strlen(real) + 1);
+    /* The default policy, working in D; no HOME, no config file: what the
+     * host's own home holds must not change the plan. */
+    if (pol_init(&fx->pol, fx->d, NULL, &err) < 0)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+/* rm -rf without following links. */
+static void rm_tree(int at, const char *name)
+{
+    struct stat st;
+
+    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        int fd;
+        DIR *dir;
+
+        fchmodat(at, name, 0700, 0);
+        fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0) {
+            dir = fdopendir(fd);
+            if (dir) {
+                for (bool again = true; again;) {
+                    struct dirent *e;
+
+                    again = false;
+                    rewinddir(dir);
+                    while ((e = readdir(dir))) {
+                        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                            continue;
+                        rm_tree(dirfd(dir), e->d_name);
+                        again = true;
+                    }
+                }
+                closedir(dir);
+            } else {
+                close(fd);
+            }
+        }
+        unlinkat(at, name, AT_REMOVEDIR);
+    } else {
+        unlinkat(at, name, 0);
+    }
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *fx = *state;
+
+    pol_free(&fx->pol);
+    rm_tree(AT_FDCWD, fx->d);
+    free(fx);
+    return 0;
+}
+
+/* "$D/rest" → fx->d + "/rest"; anything else is copied. */
+static const char *xp(const struct fx *fx, const char *in, char *out, size_t outsz)
+{
+    if (strncmp(in, "$D", 2) == 0)
+        snprintf(out, outsz, "%s%s", fx->d, in + 2);
+    else
+        snprintf(out, outsz, "%s", in);
+    return out;
+}
+
+/* "a/b/" makes directories a and a/b; "a/f" makes a and an empty file f. */
+static void mk(const struct fx *fx, const char *rel)
+{
+    char path[PATH_MAX];
+    size_t len;
+
+    len = (size_t)snprintf(path, sizeof(path), "%s/%s", fx->d, rel);
+    for (char *p = path + strlen(fx->d) + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            fail_msg("mkdir %s: %s", path, strerror(errno));
+        *p = '/';
+    }
+    if (path[len - 1] != '/') {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+            fail_msg("create %s: %s", path, strerror(errno));
+        if (write(fd, "x\n", 2) != 2)
+            fail_msg("write %s: %s", path, strerror(errno));
+        close(fd);
+    }
+}
+
+/* name → target ("$D" expanded in the target). */
+static void ln(const struct fx *fx, const char *target, const char *name)
+{
+    char t[PATH_MAX], path[PATH_MAX];
+
+    xp(fx, target, t, sizeof(t));
+    snprintf(path, sizeof(path), "%s/%s", fx->d, name);
+    if (symlink(t, path) < 0)
+        fail_msg("symlink %s -> %s: %s", path, t, strerror(errno));
+}
+
+static void add(const struct fx *fx, struct pol_strv *sv, const char *path)
+{
+    char p[PATH_MAX];
+    struct nf_err err = { 0 };
+
+    assert_int_equal(pol_strv_add(sv, xp(fx, path, p, sizeof(p)), &err), 0);
+}
+
+/* ---- plans as text ------------------------------------------------------ */
+
+#define TEXT_MAX 32768
+
+/* Every op on its own line, D spelled "$D". */
+static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *text)
+{
+    size_t o = 0, dlen = strlen(fx->d);
+
+    text[0] = '\0';
+    for (size_t i = 0; i < plan->n; i++) {
+        char line[PATH_MAX * 2 + 64];
+        const char *p = line;
+
+        fs_op_format(&plan->ops[i], line, sizeof(line));
+        while (*p) {
+            const char *hit = strstr(p, fx->d);
+
+            if (!hit) {
+                o += (size_t)snprintf(text + o, TEXT_MAX - o, "%s", p);
+                break;
+            }
+            o += (size_t)snprintf(text + o, TEXT_MAX - o, "%.*s$D", (int)(hit - p), p);
+            p = hit + dlen;
+        }
+        o += (size_t)snprintf(text + o, TEXT_MAX - o, "\n");
+    }
+}
+
+/* The nothing-exists-yet protection of a write root's top, in order. */
+#define TOP_FILES(d)                                                                               \
+    "bind-ro    " d "/.bashrc [placeholder file]  (mandatory)\n"                                   \
+    "bind-ro    " d "/.bash_profile [placeholder file]  (mandatory)\n"                             \
+    "bind-ro    " d "/.zshrc [placeholder file]  (mandatory)\n"                                    \
+    "bind-ro    " d "/.zprofile [placeholder file]  (mandatory)\n"                                 \
+    "bind-ro    " d "/.profile [placeholder file]  (mandatory)\n"                                  \
+    "bind-ro    " d "/.gitconfig [placeholder file]  (mandatory)\n"                                \
+    "bind-ro    " d "/.gitmodules [placeholder file]  (mandatory)\n"                               \
+    "bind-ro    " d "/.ripgreprc [placeholder file]  (mandatory)\n"                                \
+    "bind-ro    " d "/.mcp.json [placeholder file]  (mandatory)\n"
+#define TOP_DIRS(d)                                                                                \
+    "bind-ro    " d "/.vscode [placeholder dir]  (mandatory)\n"                                    \
+    "bind-ro    " d "/.idea [placeholder dir]  (mandatory)\n"
+#define TOP_CLAUDE(d) "bind-ro    " d "/.claude [placeholder dir]  (mandatory)\n"
+#define TOP(d)        TOP_FILES(d) TOP_DIRS(d) TOP_CLAUDE(d)
+
+#define HEAD "root-ro    /  (host root)\n"
+#define TMP  "tmpfs      /tmp  (private /tmp)\n"
+#define TAIL                                                                                       \
+    "dev        /dev  (minimal /dev)\n"                                                            \
+    "proc       /proc  (sandbox /proc)\n"
+
+/* What is on disk under D: every entry's path, type, size and mtime. */
+static char snap_buf[TEXT_MAX];
+static size_t snap_len;
+
+static int snap_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)flag;
+    (void)ftw;
+    snap_len += (size_t)snprintf(snap_buf + snap_len, TEXT_MAX - snap_len, "%s %o %lld %lld\n",
+                                 path, (unsigned)st->st_mode, (long long)st->st_size,
+                                 (long long)st->st_mtim.tv_sec);
+    return 0;
+}
+
+static void snapshot(const struct fx *fx, char *out)
+{
+    snap_len = 0;
+    snap_buf[0] = '\0';
+    assert_int_equal(nftw(fx->d, snap_one, 16, FTW_PHYS), 0);
+    memcpy(out, snap_buf, snap_len + 1);
+}
+
+/* Build the plan for fx->pol and compare it whole with want. Building a
+ * plan only looks: nothing under D may change. */
+static void build(struct fx *fx, struct fs_plan *plan, const char *want)
+{
+    struct nf_err err = { 0 };
+    char got[TEXT_MAX], before[TEXT_MAX], after[TEXT_MAX];
+
+    snapshot(fx, before);
+    if (fs_plan_build(&fx->pol, plan, &err) < 0)
+        fail_msg("fs_plan_build: %s", err.msg);
+    snapshot(fx, after);
+    if (strcmp(before, after) != 0)
+        fail_msg("building the plan changed the disk:\n--- before\n%s--- after\n%s", before, after);
+    plan_text(fx, plan, got);
+    if (strcmp(got, want) != 0) {
+        /* whole, on stderr: fail_msg's buffer is shorter than a plan */
+        fprintf(stderr, "# plan:\n--- want\n%s--- got\n%s", want, got);
+        fs_plan_free(plan);
+        fail_msg("the plan differs from the golden one");
+    }
+}
+
+static void expect_plan(struct fx *fx, const char *want)
+{
+    struct fs_plan plan;
+
+    build(fx, &plan, want);
+    fs_plan_free(&plan);
+}
+
+/* The op for dst ("$D" expanded) of this kind. */
+static const struct fs_op *op_at(const struct fx *fx, const struct fs_plan *plan,
+                                 enum fs_op_kind kind, const char *dst)
+{
+    char p[PATH_MAX];
+
+    xp(fx, dst, p, sizeof(p));
+    for (size_t i = 0; i < plan->n; i++)
+        if (plan->ops[i].kind == kind && strcmp(plan->ops[i].dst, p) == 0)
+            return &plan->ops[i];
+    fail_msg("no %s op at %s", fs_op_kind_name(kind), dst);
+    return NULL;
+}
+
+static void expect_strs(const struct fx *fx, char **v, size_t n, const char *const *want,
+                        size_t nwant, const char *what)
+{
+    if (n != nwant)
+        fail_msg("%s: want %zu, got %zu", what, nwant, n);
+    for (size_t i = 0; i < n; i++) {
+        char p[PATH_MAX];
+
+        if (strcmp(v[i], xp(fx, want[i], p, sizeof(p))) != 0)
+            fail_msg("%s[%zu]: want %s, got %s", what, i, p, v[i]);
+    }
+}
+
+static void set_mtime(const struct fx *fx, const char *rel, time_t t)
+{
+    char p[PATH_MAX];
+    struct timespec ts[2] = { { .tv_sec = t }, { .tv_sec = t } };
+
+    snprintf(p, sizeof(p), "%s/%s", fx->d, rel);
+    if (utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) < 0)
+        fail_msg("utimensat %s: %s", p, strerror(errno));
+}
+
+static void empty_file(const struct fx *fx, const char *rel)
+{
+    char p[PATH_MAX];
+    int fd;
+
+    snprintf(p, sizeof(p), "%s/%s", fx->d, rel);
+    fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fail_msg("create %s: %s", p, strerror(errno));
+    close(fd);
+}
+
+/* ---- golden plans ------------------------------------------------------- */
+
+/* The host read-only; a private /tmp over it; the working directory
+ * writable; every absent top-level protected name held by a placeholder
+ * (.claude/commands and .claude/agents by one .claude directory; no .git
+ * names where .git does not exist, so `git init` works); then /dev and
+ * /proc, which no rule may touch. */
+static void default_policy_in_an_empty_dir(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    static const char *const roots[] = { "$D" };
+
+    build(fx, &plan, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP("$D") TAIL);
+    expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
+    assert_false(plan.needs_empty_file);
+    assert_string_equal(plan.cwd, fx->d);
+    /* placeholders are made by the host side before the run; a bind onto
+     * the host's own directory needs no mount point made inside */
+    assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph, FS_PH_FILE);
+    assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph, FS_PH_DIR);
+    for (size_t i = 0; i < plan.n; i++)
+        assert_false(plan.ops[i].create);
+    fs_plan_free(&plan);
+}
+
+/* An existing .git: its hooks and config read-only, and .git pinned so
+ * that `mv .git x` cannot carry them away (pins go first, beneath all). */
+static void git_repo_protects_hooks_and_config(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".git/hooks/pre-commit");
+    mk(fx, ".git/config");
+    mk(fx, ".git/objects/");
+    mk(fx, ".git/HEAD");
+    expect_plan(fx, HEAD "pin        $D/.git  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
+                        "$D") "bind-ro    $D/.git/hooks  (mandatory)\n"
+                              "bind-ro    $D/.git/config  (mandatory)\n" TAIL);
+}
+
+/* An empty .git (being initialised): hooks and config held as placeholders. */
+static void empty_git_dir_gets_placeholders(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".git/");
+    expect_plan(fx, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP(
+                        "$D") "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
+                              "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n" TAIL);
+}
+
+static void nested_protected_file_pins_its_ancestors(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "a/b/.bashrc");
+    mk(fx, "a/b/c/.bashrc"); /* level 3: beyond the default depth */
+    expect_plan(fx, HEAD "pin        $D/a  (pin)\n"
+                         "pin        $D/a/b  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
+                             "$D") "bind-ro    $D/a/b/.bashrc  (mandatory)\n" TAIL);
+}
+
+/* An existing path is bound read-only (ancestors pinned); a missing one
+ * gets a placeholder at its first missing component: a file for the last
+ * name, a directory when the path goes deeper. */
+static void deny_write_existing_and_missing_paths(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "keep");
+    mk(fx, "sub/deep/keep");
+    mk(fx, "sub/dir/");
+    add(fx, &fx->pol.deny_write, "$D/keep");
+    add(fx, &fx->pol.deny_write, "$D/sub/deep/keep");
+    add(fx, &fx->pol.deny_write, "$D/m");
+    add(fx, &fx->pol.deny_write, "$D/x/y/z");
+    add(fx, &fx->pol.deny_write, "$D/sub/dir/new");
+    expect_plan(fx,
+                HEAD "pin        $D/sub  (pin)\n"
+                     "pin        $D/sub/deep  (pin)\n"
+                     "pin        $D/sub/dir  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
+                         "$D") "bind-ro    $D/keep  (deny_write)\n"
+                               "bind-ro    $D/m [placeholder file]  (deny_write)\n"
+                               "bind-ro    $D/x [placeholder dir]  (deny_write)\n"
+                               "bind-ro    $D/sub/deep/keep  (deny_write)\n"
+                               "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n" TAIL);
+}
+
+/* deny_read of a directory: an empty tmpfs over it; allow_read and
+ * allow_write inside re-open their subtrees on mount points made in that
+ * tmpfs; the write root inside gets its own mandatory denies; the tmpfs is
+ * made read-only only after its carve-outs exist. */
+static void deny_read_dir_with_carve_outs(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    static const char *const roots[] = { "$D", "$D/secret/out" };
+
+    mk(fx, "secret/key");
+    mk(fx, "secret/pub/readme");
+    mk(fx, "secret/out/");
+    mk(fx, "secret/other/");
+    add(fx, &fx->pol.deny_read, "$D/secret");
+    add(fx, &fx->pol.allow_read, "$D/secret/pub");
+    add(fx, &fx->pol.allow_write, "$D/secret/out");
+    build(fx, &plan,
+          HEAD TMP "bind-rw    $D  (allow_write)\n" TOP(
+              "$D") "mask-dir   $D/secret  (deny_read)\n"
+                    "bind-rw    $D/secret/out  (allow_write)\n"
+                    "bind-ro    $D/secret/pub  (allow_read)\n" TOP(
+                        "$D/secret/out") "remount-ro $D/secret  (deny_read)\n" TAIL);
+    expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 2, "write roots");
+    /* mount points inside the mask are ours to make; the write root's own
+     * protected names are the host's (placeholders made outside) */
+    assert_true(op_at(fx, &plan, FS_OP_BIND_RW, "$D/secret/out")->create);
+    assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/secret/pub")->create);
+    assert_false(op_at(fx, &plan, FS_OP_BIND_RO, "$D/secret/out/.bashrc")->create);
+    assert_false(op_at(fx, &plan, FS_OP_MASK_DIR, "$D/secret")->create);
+    assert_false(plan.needs_empty_file);
+    fs_plan_free(&plan);
+}
+
+/* deny_read of a file: an empty read-only file over it; a protected name
+ * inside a masked directory is not the host's there, so nothing is bound. */
+static void deny_read_file_and_protected_names_under_a_mask(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+
+    mk(fx, "token");
+    mk(fx, "hidden/.bashrc");
+    mk(fx, "hidden/.git/hooks/");
+    add(fx, &fx->pol.deny_read, "$D/token");
+    add(fx, &fx->pol.deny_read, "$D/hidden");
+    add(fx, &fx->pol.deny_read, "$D/nothere"); /* nothing to hide */
+    build(fx, &plan,
+          HEAD TMP
+          "bind-rw    $D  (allow_write)\n" TOP("$D") "mask-dir   $D/hidden  (deny_read)\n"
+                                                     "mask-file  $D/token  (deny_read)\n"
+                                                     "remount-ro $D/hidden  (deny_read)\n" TAIL);
+    assert_true(plan.needs_empty_file);
+    fs_plan_free(&plan);
+}
+
+/* deny beats allow_write: a write root inside a deny_write directory is
+ * dropped, and no placeholder is planned inside it. */
+static void write_root_inside_a_deny_write_dir_is_dropped(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    static const char *const roots[] = { "$D" };
+
+    mk(fx, "ro/w/");
+    add(fx, &fx->pol.deny_write, "$D/ro");
+    add(fx, &fx->pol.allow_write, "$D/ro/w");
+    build(fx, &plan,
+          HEAD TMP
+          "bind-rw    $D  (allow_write)\n" TOP("$D") "bind-ro    $D/ro  (deny_write)\n" TAIL);
+    expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
+    fs_plan_free(&plan);
+}
+
+/* Outside every write root a deny_write is already true: no op and no
+ * placeholder on the host; but it still blocks a write root beneath it. */
+static void deny_write_outside_write_roots_has_no_op(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    static const char *const roots[] = { "$D/w" };
+
+    mk(fx, "w/");
+    mk(fx, "out/deeper/");
+    pol_strv_free(&fx->pol.allow_write);
+    add(fx, &fx->pol.allow_write, "$D/w");
+    add(fx, &fx->pol.deny_write, "$D/out");
+    add(fx, &fx->pol.deny_write, "$D/nothere");
+    add(fx, &fx->pol.allow_write, "$D/out/deeper");
+    build(fx, &plan, HEAD TMP "bind-rw    $D/w  (allow_write)\n" TOP("$D/w") TAIL);
+    expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
+    fs_plan_free(&plan);
+}
+
+/* Rules that have nothing to do: a missing write root, a read carve-out
+ * that is readable already, a deny under a regular file. */
+static void rules_with_nothing_to_do_add_no_op(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "f");
+    mk(fx, "pub/");
+    add(fx, &fx->pol.allow_write, "$D/nothere");
+    add(fx, &fx->pol.allow_read, "$D/pub");
+    add(fx, &fx->pol.allow_read, "$D/nothere");
+    add(fx, &fx->pol.deny_write, "$D/f/x");
+    expect_plan(fx, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP("$D") TAIL);
+}
+
+/* A deny through a symlinked parent lands on the target, where a write
+ * would go, and pins the target's ancestors. */
+static void deny_through_a_symlinked_parent_lands_on_the_target(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "real/sub/file");
+    ln(fx, "real", "link");
+    ln(fx, "$D/real/sub", "abs");
+    add(fx, &fx->pol.deny_write, "$D/link/sub/file");
+    add(fx, &fx->pol.deny_write, "$D/abs/missing");
+    expect_plan(fx, HEAD
+                "pin        $D/real  (pin)\n"
+                "pin        $D/real/sub  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
+                    "$D") "bind-ro    $D/real/sub/file  (deny_write)\n"
+                          "bind-ro    $D/real/sub/missing [placeholder file]  (deny_write)\n" TAIL);
+}
+
+/* A deny we cannot resolve must fail the run, never be dropped. */
+static void symlink_loop_in_deny_write_fails_with_eloop(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    struct nf_err err = { 0 };
+    char p[PATH_MAX];
+
+    ln(fx, "loop", "loop");
+    ln(fx, "b", "a");
+    ln(fx, "a", "b");
+    add(fx, &fx->pol.deny_write, "$D/a/x");
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), -1);
+    assert_int_equal(err.code, ELOOP);
+    assert_non_null(strstr(err.msg, "deny_write"));
+    assert_non_null(strstr(err.msg, xp(fx, "$D/a/x", p, sizeof(p))));
+    assert_int_equal(plan.n, 0);
+
+    pol_strv_free(&fx->pol.deny_write);
+    add(fx, &fx->pol.deny_write, "$D/loop");
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), -1);
+    assert_int_equal(err.code, ELOOP);
+}
+
+/* A protected name that is a symlink: the link is bound onto itself and
+ * its target protected (a placeholder where the target is missing); a link
+ * that loops still has the link protected and does not fail the run. */
+static void mandatory_symlinks_protect_link_and_target(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "vsreal/tasks.json");
+    mk(fx, "t/");
+    mk(fx, "a/b/");
+    ln(fx, ".bashrc", ".bashrc");
+    ln(fx, "../vsreal", "a/.vscode");
+    ln(fx, "../../t/zz", "a/b/.zshrc");
+    expect_plan(fx, HEAD "pin        $D/a  (pin)\n"
+                         "pin        $D/t  (pin)\n"
+                         "pin        $D/a/b  (pin)\n" TMP
+                         "bind-rw    $D  (allow_write)\n" TOP_FILES("$D") TOP_DIRS("$D")
+                             TOP_CLAUDE("$D") "bind-ro    $D/vsreal  (mandatory)\n"
+                                              "bind-link  $D/.bashrc  (mandatory)\n"
+                                              "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
+                                              "bind-link  $D/a/.vscode  (mandatory)\n"
+                                              "bind-link  $D/a/b/.zshrc  (mandatory)\n" TAIL);
+}
+
+/* What a run killed with SIGKILL left (empty, marked mtime) is adopted and
+ * shown as a placeholder, so this run removes it; a user's own empty file
+ * is held but never shown as ours. */
+static void left_behind_placeholders_are_shown(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    char p[PATH_MAX];
+
+    empty_file(fx, ".bashrc");
+    set_mtime(fx, ".bashrc", FS_PH_MTIME);
+    snprintf(p, sizeof(p), "%s/.claude", fx->d);
+    assert_int_equal(mkdir(p, 0755), 0);
+    set_mtime(fx, ".claude", FS_PH_MTIME);
+    mk(fx, "a/");
+    empty_file(fx, "a/.zshrc");
+    build(fx, &plan,
+          HEAD "pin        $D/a  (pin)\n" TMP "bind-rw    $D  (allow_write)\n"
+               "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+               "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n" TOP_DIRS("$D")
+                   TOP_CLAUDE("$D") "bind-ro    $D/a/.zshrc  (mandatory)\n" TAIL);
+    assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph, FS_PH_FILE);
+    assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph, FS_PH_DIR);
+    /* held, so a concurrent run's fresh placeholder is not removed under it */
+    assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/a/.zshrc")->ph, FS_PH_FILE);
+    assert_false(op_at(fx, &plan, FS_OP_BIND_RO, "$D/a/.zshrc")->ph_shown);
+    fs_plan_free(&plan);
+}
+
+static void mandatory_deny_depth_1_protects_only_the_top(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".zshrc");
+    mk(fx, "a/.bashrc");
+    mk(fx, "a/.git/hooks/");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx,
+                HEAD TMP "bind-rw    $D  (allow_write)\n"
+                         "bind-ro    $D/.zshrc  (mandatory)\n"
+                         "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                         "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n" TOP_DIRS("$D")
+                             TOP_CLAUDE("$D") TAIL);
+}
+
+/* nsfence's own config is protected existing or not: inside a write root
+ * a missing one is held at its first missing component; outside every
+ * write root it needs nothing. */
+static void nsfence_config_files_are_protected(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "home/.config/nsfence/config.ini");
+    mk(fx, "xdg/");
+    add(fx, &fx->pol.config_files, "$D/xdg/nsfence/config.ini");
+    add(fx, &fx->pol.config_files, "$D/home/.config/nsfence/config.ini");
+    add(fx, &fx->pol.config_files, "/nonexistent-nsfence-test/nsfence/config.ini");
+    expect_plan(fx, HEAD
+                "pin        $D/home  (pin)\n"
+                "pin        $D/home/.config  (pin)\n"
+                "pin        $D/home/.config/nsfence  (pin)\n" TMP
+                "bind-rw    $D  (allow_write)\n" TOP(
+                    "$D") "bind-ro    $D/xdg/nsfence [placeholder dir]  (nsfence config)\n"
+                          "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n" TAIL);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(default_policy_in_an_empty_dir),
+        T(git_repo_protects_hooks_and_config),
+        T(empty_git_dir_gets_placeholders),
+        T(nested_protected_file_pins_its_ancestors),
+        T(deny_write_existing_and_missing_paths),
+        T(deny_read_dir_with_carve_outs),
+        T(deny_read_file_and_protected_names_under_a_mask),
+        T(write_root_inside_a_deny_write_dir_is_dropped),
+        T(deny_write_outside_write_roots_has_no_op),
+        T(rules_with_nothing_to_do_add_no_op),
+        T(deny_through_a_symlinked_parent_lands_on_the_target),
+        T(symlink_loop_in_deny_write_fails_with_eloop),
+        T(mandatory_symlinks_protect_link_and_target),
+        T(left_behind_placeholders_are_shown),
+        T(mandatory_deny_depth_1_protects_only_the_top),
+        T(nsfence_config_files_are_protected),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,571 @@
+/* fs/scan.c: the mandatory-deny scan over real trees in a private directory
+ * under /var/tmp. Every protected name is found within the depth and not
+ * beyond it; node_modules and .git's insides are skipped; symlinks are
+ * reported, never followed; an unreadable directory is protected whole. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fs/scan.h"
+
+/* ---- fixture: a private directory D ------------------------------------- */
+
+struct fx {
+    char d[256]; /* realpath of the mkdtemp directory */
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *fx = calloc(1, sizeof(*fx));
+    char tmpl[] = "/var/tmp/nsfence-test-scan-XXXXXX";
+    char real[PATH_MAX];
+
+    umask(022);
+    if (!fx || !mkdtemp(tmpl) || !realpath(tmpl, real) || strlen(real) >= sizeof(fx->d)) {
+        free(fx);
+        return -1;
+    }
+    memcpy(fx->d, real, strlen(real) + 1);
+    /* Traversable by uid 65534 for the unreadable-directory case. */
+    if (chmod(fx->d, 0755) < 0)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+/* rm -rf without following links; unlistable directories made listable. */
+static void rm_tree(int at, const char *name)
+{
+    struct stat st;
+
+    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        int fd;
+        DIR *dir;
+
+        fchmodat(at, name, 0700, 0);
+        fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0) {
+            dir = fdopendir(fd);
+            if (dir) {
+                for (bool again = true; again;) {
+                    struct dirent *e;
+
+                    again = false;
+                    rewinddir(dir);
+                    while ((e = readdir(dir))) {
+                        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                            continue;
+                        rm_tree(dirfd(dir), e->d_name);
+                        again = true;
+                    }
+                }
+                closedir(dir);
+            } else {
+                close(fd);
+            }
+        }
+        unlinkat(at, name, AT_REMOVEDIR);
+    } else {
+        unlinkat(at, name, 0);
+    }
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *fx = *state;
+
+    rm_tree(AT_FDCWD, fx->d);
+    free(fx);
+    return 0;
+}
+
+/* "a/b/" makes directories a and a/b; "a/f" makes a and an empty file f. */
+static void mk(const struct fx *fx, const char *rel)
+{
+    char path[PATH_MAX];
+    size_t len;
+
+    len = (size_t)snprintf(path, sizeof(path), "%s/%s", fx->d, rel);
+    for (char *p = path + strlen(fx->d) + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            fail_msg("mkdir %s: %s", path, strerror(errno));
+        *p = '/';
+    }
+    if (path[len - 1] != '/') {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+            fail_msg("create %s: %s", path, strerror(errno));
+        close(fd);
+    }
+}
+
+static void ln(const struct fx *fx, const char *target, const char *name)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", fx->d, name);
+    if (symlink(target, path) < 0)
+        fail_msg("symlink %s -> %s: %s", path, target, strerror(errno));
+}
+
+/* ---- the scan as sorted text: "kind $D/rel" lines ------------------------ */
+
+#define TEXT_MAX 16384
+
+static const char *kind_name(enum fs_found_kind k)
+{
+    switch (k) {
+    case FS_FOUND_FILE:
+        return "file";
+    case FS_FOUND_DIR:
+        return "dir";
+    case FS_FOUND_SYMLINK:
+        return "symlink";
+    }
+    return "?";
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort the lines of text in place. */
+static void sort_lines(char *text)
+{
+    char *lines[512], copy[TEXT_MAX];
+    size_t n = 0, o = 0;
+    char *save = NULL;
+
+    snprintf(copy, sizeof(copy), "%s", text);
+    for (char *l = strtok_r(copy, "\n", &save); l && n < 512; l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    qsort(lines, n, sizeof(*lines), line_cmp);
+    text[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(text + o, TEXT_MAX - o, "%s\n", lines[i]);
+}
+
+/* Scan D/rel (D itself for "") and render what it found, D spelled "$D".
+ * No cmocka here: it also runs in a child as uid 65534. */
+static int scan_text(const char *d, const char *rel, unsigned depth, char *text,
+                     struct nf_err *err)
+{
+    struct fs_found_list found = { 0 };
+    char root[PATH_MAX];
+    size_t o = 0, dlen = strlen(d);
+
+    snprintf(root, sizeof(root), "%s%s%s", d, rel[0] ? "/" : "", rel);
+    if (fs_scan_mandatory(root, depth, &found, err) < 0)
+        return -1;
+    text[0] = '\0';
+    for (size_t i = 0; i < found.n; i++) {
+        const char *p = found.v[i].path;
+
+        if (strncmp(p, d, dlen) == 0)
+            o += (size_t)snprintf(text + o, TEXT_MAX - o, "%s $D%s\n", kind_name(found.v[i].kind),
+                                  p + dlen);
+        else
+            o += (size_t)snprintf(text + o, TEXT_MAX - o, "%s %s\n", kind_name(found.v[i].kind), p);
+    }
+    fs_found_free(&found);
+    sort_lines(text);
+    return 0;
+}
+
+static void expect_scan(const struct fx *fx, const char *rel, unsigned depth, const char *want)
+{
+    char got[TEXT_MAX], w[TEXT_MAX];
+    struct nf_err err = { 0 };
+
+    if (scan_text(fx->d, rel, depth, got, &err) < 0)
+        fail_msg("scan $D/%s depth %u: %s", rel, depth, err.msg);
+    snprintf(w, sizeof(w), "%s", want);
+    sort_lines(w);
+    if (strcmp(got, w) != 0)
+        fail_msg("scan $D/%s depth %u:\n--- want\n%s--- got\n%s", rel, depth, w, got);
+}
+
+/* ---- the protected names ------------------------------------------------ */
+
+/* The contract, spelled out: a name added or dropped in fs/scan.c must be
+ * a decision, seen here. */
+static const struct {
+    const char *name;
+    const char *kind; /* as the scan reports it when it exists */
+} names[] = {
+    { ".bashrc", "file" },       { ".bash_profile", "file" }, { ".zshrc", "file" },
+    { ".zprofile", "file" },     { ".profile", "file" },      { ".gitconfig", "file" },
+    { ".gitmodules", "file" },   { ".ripgreprc", "file" },    { ".mcp.json", "file" },
+    { ".vscode", "dir" },        { ".idea", "dir" },          { ".claude/commands", "dir" },
+    { ".claude/agents", "dir" }, { ".git/hooks", "dir" },     { ".git/config", "file" },
+};
+
+static void the_protected_names_are_the_documented_ones(void **state)
+{
+    (void)state;
+    assert_int_equal(fs_n_mandatory_names, sizeof(names) / sizeof(names[0]));
+    for (size_t i = 0; i < fs_n_mandatory_names; i++) {
+        assert_string_equal(fs_mandatory_names[i].name, names[i].name);
+        assert_int_equal(fs_mandatory_names[i].dir, strcmp(names[i].kind, "dir") == 0);
+    }
+}
+
+/* Every protected name under D/prefix, as it normally exists. */
+static void plant_all(const struct fx *fx, const char *prefix)
+{
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char rel[PATH_MAX];
+
+        snprintf(rel, sizeof(rel), "%s%s%s", prefix, names[i].name,
+                 strcmp(names[i].kind, "dir") == 0 ? "/" : "");
+        mk(fx, rel);
+    }
+}
+
+/* What the scan reports for plant_all(prefix), appended to want. */
+static void want_all(char *want, size_t sz, const char *prefix)
+{
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        size_t o = strlen(want);
+
+        snprintf(want + o, sz - o, "%s $D/%s%s\n", names[i].kind, prefix, names[i].name);
+    }
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void every_name_is_found_at_levels_0_1_2_and_not_3(void **state)
+{
+    struct fx *fx = *state;
+    char want[TEXT_MAX] = "";
+
+    plant_all(fx, "");
+    plant_all(fx, "a/");
+    plant_all(fx, "a/b/");
+    plant_all(fx, "a/b/c/");
+    want_all(want, sizeof(want), "");
+    want_all(want, sizeof(want), "a/");
+    want_all(want, sizeof(want), "a/b/");
+    expect_scan(fx, "", 3, want);
+}
+
+static void depth_limits_the_levels(void **state)
+{
+    struct fx *fx = *state;
+    char want[TEXT_MAX] = "";
+
+    plant_all(fx, "");
+    plant_all(fx, "a/");
+    plant_all(fx, "a/b/");
+    expect_scan(fx, "", 0, "");
+    want_all(want, sizeof(want), "");
+    expect_scan(fx, "", 1, want);
+    want_all(want, sizeof(want), "a/");
+    expect_scan(fx, "", 2, want);
+    /* levels count from the root scanned, not from D */
+    want[0] = '\0';
+    want_all(want, sizeof(want), "a/b/");
+    expect_scan(fx, "a/b", 1, want);
+}
+
+static void only_the_protected_names_are_reported(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "bashrc");
+    mk(fx, ".bashrc.bak");
+    mk(fx, "x.profile");
+    mk(fx, ".vscodium/");
+    mk(fx, ".git-hooks/");
+    mk(fx, "hooks/");
+    mk(fx, "config");
+    mk(fx, "commands/");
+    mk(fx, ".claude/settings.json");
+    mk(fx, ".claude/other/");
+    mk(fx, "src/main.c");
+    expect_scan(fx, "", 3, "");
+}
+
+static void a_protected_name_is_protected_whole(void **state)
+{
+    struct fx *fx = *state;
+
+    /* nothing inside a protected directory is reported on its own */
+    mk(fx, ".vscode/.bashrc");
+    mk(fx, ".vscode/sub/.profile");
+    mk(fx, ".idea/.git/hooks/");
+    /* a protected name that is a directory where a file is expected, and
+     * the reverse, are protected as they are */
+    mk(fx, "a/.bashrc/");
+    mk(fx, "a/.idea");
+    expect_scan(fx, "", 3,
+                "dir $D/.vscode\n"
+                "dir $D/.idea\n"
+                "dir $D/a/.bashrc\n"
+                "file $D/a/.idea\n");
+}
+
+static void node_modules_is_skipped(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".bashrc");
+    mk(fx, "node_modules/.bashrc");
+    mk(fx, "node_modules/pkg/.git/hooks/");
+    mk(fx, "a/node_modules/.vscode/");
+    expect_scan(fx, "", 3, "file $D/.bashrc\n");
+}
+
+static void git_directory_is_not_descended(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".git/hooks/pre-commit");
+    mk(fx, ".git/config");
+    mk(fx, ".git/.bashrc");
+    mk(fx, ".git/objects/.bashrc");
+    mk(fx, ".git/objects/ab/.vscode/");
+    mk(fx, ".git/refs/.git/hooks/");
+    /* a .git with neither hooks nor config: nothing to report */
+    mk(fx, "a/.git/objects/.profile");
+    expect_scan(fx, "", 3,
+                "dir $D/.git/hooks\n"
+                "file $D/.git/config\n");
+}
+
+static void git_file_or_link_is_reported_itself(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "worktree/.git"); /* "gitdir: ..." of a worktree or submodule */
+    mk(fx, "real/hooks/");
+    mk(fx, "linked/README");
+    ln(fx, "../real", "linked/.git");
+    expect_scan(fx, "", 3,
+                "file $D/worktree/.git\n"
+                "symlink $D/linked/.git\n");
+}
+
+static void claude_is_looked_into_only_for_its_protected_names(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".claude/commands/");
+    mk(fx, ".claude/settings.json");
+    mk(fx, "a/.claude/agents/x.md");
+    /* .claude is an ordinary directory otherwise: scanned like any other */
+    mk(fx, ".claude/sub/.bashrc");
+    expect_scan(fx, "", 3,
+                "dir $D/.claude/commands\n"
+                "dir $D/a/.claude/agents\n"
+                "file $D/.claude/sub/.bashrc\n");
+}
+
+static void symlinks_are_reported_and_never_followed(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "outside/.bashrc");
+    mk(fx, "outside/.vscode/");
+    mk(fx, "root/.git/");
+    mk(fx, "root/.claude/");
+    mk(fx, "root/a/");
+    ln(fx, "/etc/passwd", "root/.bashrc");        /* absolute, to a file */
+    ln(fx, "../outside/.vscode", "root/.vscode"); /* to a directory */
+    ln(fx, "nowhere", "root/a/.profile");         /* dangling */
+    ln(fx, "../../outside", "root/.git/hooks");   /* compound, to a directory */
+    ln(fx, "../.bashrc", "root/.git/config");
+    ln(fx, "../../outside", "root/.claude/agents");
+    /* links to directories holding protected names are not descended */
+    ln(fx, "../outside", "root/linkdir");
+    ln(fx, "../../outside", "root/a/linkdir");
+    expect_scan(fx, "root", 3,
+                "symlink $D/root/.bashrc\n"
+                "symlink $D/root/.vscode\n"
+                "symlink $D/root/a/.profile\n"
+                "symlink $D/root/.git/hooks\n"
+                "symlink $D/root/.git/config\n"
+                "symlink $D/root/.claude/agents\n");
+}
+
+static void symlink_loops_do_not_recurse(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "a/b/");
+    mk(fx, "a/b/.zshrc");
+    ln(fx, ".", "self");
+    ln(fx, "..", "a/up");
+    ln(fx, "../..", "a/b/upup");
+    ln(fx, "loop2", "loop1");
+    ln(fx, "loop1", "loop2");
+    ln(fx, "self", ".bashrc"); /* a protected name that is a loop */
+    expect_scan(fx, "", 10,
+                "file $D/a/b/.zshrc\n"
+                "symlink $D/.bashrc\n");
+}
+
+/* 0: as expected; otherwise which check failed. Runs in a child as uid
+ * 65534 when the suite runs as root, so no cmocka assertion may fire. */
+static int check_unreadable(const char *d)
+{
+    char got[TEXT_MAX];
+    struct nf_err err = { 0 };
+    static const struct {
+        const char *rel;
+        unsigned depth;
+        const char *want;
+    } cases[] = {
+        /* a directory we cannot list could hide a .bashrc: protected whole */
+        { "", 3,
+          "dir $D/locked\n"
+          "dir $D/a/locked\n"
+          "dir $D/g/.git\n"
+          "file $D/.bashrc\n" },
+        /* one whose insides lie beyond the depth is never opened, so not
+         * reported; a .git's hooks and config count as its own level */
+        { "", 2,
+          "dir $D/locked\n"
+          "dir $D/g/.git\n"
+          "file $D/.bashrc\n" },
+        { "", 1, "file $D/.bashrc\n" },
+        /* an unlistable root is protected whole */
+        { "locked", 3, "dir $D/locked\n" },
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char want[TEXT_MAX];
+
+        if (scan_text(d, cases[i].rel, cases[i].depth, got, &err) < 0) {
+            fprintf(stderr, "# scan $D/%s: %s\n", cases[i].rel, err.msg);
+            return 20 + (int)i;
+        }
+        snprintf(want, sizeof(want), "%s", cases[i].want);
+        sort_lines(want);
+        if (strcmp(got, want) != 0) {
+            fprintf(stderr, "# scan $D/%s depth %u:\n--- want\n%s--- got\n%s", cases[i].rel,
+                    cases[i].depth, want, got);
+            return 10 + (int)i;
+        }
+    }
+    return 0;
+}
+
+static void unreadable_directory_is_reported_whole(void **state)
+{
+    struct fx *fx = *state;
+    static const char *const locked[] = { "locked", "a/locked", "g/.git" };
+    pid_t pid;
+    int status;
+
+    mk(fx, ".bashrc");
+    mk(fx, "locked/.bashrc");
+    mk(fx, "a/locked/.bashrc");
+    mk(fx, "g/.git/hooks/");
+    mk(fx, "open/README");
+    /* writable but not listable */
+    for (size_t i = 0; i < sizeof(locked) / sizeof(locked[0]); i++) {
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s/%s", fx->d, locked[i]);
+        assert_int_equal(chmod(path, 0300), 0);
+    }
+    if (geteuid() != 0) {
+        assert_int_equal(check_unreadable(fx->d), 0);
+        return;
+    }
+    /* root lists anything; ask as nobody instead */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+            setresuid(65534, 65534, 65534) < 0)
+            _exit(77);
+        _exit(check_unreadable(fx->d));
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        fail_msg("running as root and cannot drop to uid 65534: unreadable dirs not checked");
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("unreadable directories as uid 65534: check %d failed", WEXITSTATUS(status));
+}
+
+static void missing_root_is_an_error(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct nf_err err = { 0 };
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/nothere", fx->d);
+    assert_int_equal(fs_scan_mandatory(path, 3, &found, &err), -1);
+    assert_int_equal(err.code, ENOENT);
+    assert_non_null(strstr(err.msg, path));
+    assert_int_equal(found.n, 0);
+    fs_found_free(&found);
+}
+
+static void found_list_holds_each_path_once(void **state)
+{
+    struct fs_found_list l = { 0 };
+    struct nf_err err = { 0 };
+
+    (void)state;
+    for (int i = 0; i < 40; i++) {
+        char p[32];
+
+        snprintf(p, sizeof(p), "/x/%d", i % 20);
+        assert_int_equal(fs_found_add(&l, p, FS_FOUND_FILE, &err), 0);
+    }
+    assert_int_equal(l.n, 20);
+    assert_string_equal(l.v[7].path, "/x/7");
+    fs_found_free(&l);
+    assert_null(l.v);
+    assert_int_equal(l.n, 0);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_protected_names_are_the_documented_ones),
+        T(every_name_is_found_at_levels_0_1_2_and_not_3),
+        T(depth_limits_the_levels),
+        T(only_the_protected_names_are_reported),
+        T(a_protected_name_is_protected_whole),
+        T(node_modules_is_skipped),
+        T(git_directory_is_not_descended),
+        T(git_file_or_link_is_reported_itself),
+        T(claude_is_looked_into_only_for_its_protected_names),
+        T(symlinks_are_reported_and_never_followed),
+        T(symlink_loops_do_not_recurse),
+        T(unreadable_directory_is_reported_whole),
+        T(missing_root_is_an_error),
+        cmocka_unit_test(found_list_holds_each_path_once),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
