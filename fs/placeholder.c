@@ -28,7 +28,9 @@ static int mark(int fd, const char *path, struct nf_err *err)
     return 0;
 }
 
-/* Returns the held fd, -2 when the name cannot be made here, -1 on error. */
+/* Returns the held fd; -2 when the name cannot be made here; -3 when it
+ * exists but cannot be opened (not ours, and no run of this user can have
+ * made it: nothing to hold); -1 on error. */
 static int hold_one(const char *path, enum fs_placeholder kind, struct nf_err *err)
 {
     int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
@@ -56,6 +58,8 @@ static int hold_one(const char *path, enum fs_placeholder kind, struct nf_err *e
         if (fd < 0) {
             if (errno == ENOENT)
                 continue; /* removed by a finishing run meanwhile */
+            if (!created && (errno == EACCES || errno == EPERM))
+                return -3;
             return nf_err_sys(err, "placeholder %s", path);
         }
         /* Lock before marking: a mark must never be seen unlocked, or a
@@ -93,6 +97,8 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
         if (op->ph == FS_PH_NONE)
             continue;
         fd = hold_one(op->dst, op->ph, err);
+        if (fd == -3)
+            continue;
         if (fd == -2) {
             log_v("placeholder %s skipped: cannot be created here, nor inside", op->dst);
             op->skip = true;

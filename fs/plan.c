@@ -180,15 +180,35 @@ static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
 /* A deny (explicit, mandatory or a config file): resolved through symlinks
  * so the mount lands on the real target; a path that does not exist yet
  * becomes a placeholder at its first missing component. */
+struct link_ctx {
+    struct rules *r;
+    const char *why;
+    int rc;
+    struct nf_err *err;
+};
+
+/* A deny spelled through a symlink inside a write root: removing the link
+ * and making a real path in its place would escape the deny. */
+static void protect_link(void *ctx, const char *link)
+{
+    struct link_ctx *l = ctx;
+
+    if (l->rc == 0)
+        l->rc = rules_add(l->r, link, R_LINK, FS_PH_NONE, l->why, l->err);
+}
+
 static int add_deny(struct rules *r, const char *path, bool dir_if_missing, const char *why,
                     struct nf_err *err)
 {
     char real[PATH_MAX];
     enum fs_res res;
     size_t missing_at = 0;
+    struct link_ctx lc = { .r = r, .why = why, .err = err };
 
-    if (fs_resolve(path, real, sizeof(real), &res, &missing_at, err) < 0)
+    if (fs_resolve_links(path, real, sizeof(real), &res, &missing_at, protect_link, &lc, err) < 0)
         return nf_err_prefix(err, "%s %s", why, path);
+    if (lc.rc < 0)
+        return -1;
     switch (res) {
     case FS_RES_EXISTS:
         return rules_add(r, real, R_DENY, FS_PH_NONE, why, err);
@@ -220,11 +240,40 @@ static int add_deny(struct rules *r, const char *path, bool dir_if_missing, cons
  * replaced, and protect where it points. A link that cannot be resolved (a
  * loop in a project) still has the link itself protected, and a write through
  * it fails, so it must not break the run. */
+/* The real location of path's last component (its parent resolved). */
+static int real_parent(const char *path, char *out, size_t outsz)
+{
+    char dir[PATH_MAX];
+    const char *base = strrchr(path, '/');
+    enum fs_res res;
+    struct nf_err ignored;
+
+    if (!base || base == path || snprintf(dir, sizeof(dir), "%.*s", (int)(base - path), path) < 0)
+        return snprintf(out, outsz, "%s", path) < (int)outsz ? 0 : -1;
+    if (fs_resolve(dir, out, outsz, &res, NULL, &ignored) < 0 || res != FS_RES_EXISTS)
+        return -1;
+    if (strlen(out) + strlen(base) + 1 > outsz)
+        return -1;
+    strcat(out, strcmp(out, "/") == 0 ? base + 1 : base);
+    return 0;
+}
+
+static int add_link_itself(struct rules *r, const char *path, struct nf_err *err)
+{
+    char real[PATH_MAX];
+
+    if (real_parent(path, real, sizeof(real)) < 0) {
+        log_v("mandatory deny %s: cannot resolve its directory", path);
+        return 0;
+    }
+    return rules_add(r, real, R_LINK, FS_PH_NONE, "mandatory", err);
+}
+
 static int add_mandatory_link(struct rules *r, const char *path, struct nf_err *err)
 {
     struct nf_err ignored = { 0 };
 
-    if (rules_add(r, path, R_LINK, FS_PH_NONE, "mandatory", err) < 0)
+    if (add_link_itself(r, path, err) < 0)
         return -1;
     if (add_deny(r, path, false, "mandatory", &ignored) < 0)
         log_v("mandatory deny %s: target not protected: %s", path, ignored.msg);
@@ -241,15 +290,29 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
     for (size_t i = 0; i < found.n; i++) {
         const struct fs_found *f = &found.v[i];
 
+        struct nf_err e = { 0 };
+
         switch (f->kind) {
         case FS_FOUND_SYMLINK:
             if (add_mandatory_link(r, f->path, err) < 0)
                 goto out;
             break;
+        case FS_FOUND_LINK:
+            if (add_link_itself(r, f->path, err) < 0)
+                goto out;
+            break;
         case FS_FOUND_FILE:
         case FS_FOUND_DIR:
-            if (rules_add(r, f->path, R_DENY, FS_PH_NONE, "mandatory", err) < 0)
-                goto out;
+            /* Resolved: a name found through a symlinked .claude or .git
+             * lands where it really is. A project's own loop or unreadable
+             * corner must not break the run. */
+            if (add_deny(r, f->path, f->kind == FS_FOUND_DIR, "mandatory", &e) < 0) {
+                if (e.code == ENOMEM) {
+                    *err = e;
+                    goto out;
+                }
+                log_v("%s", e.msg);
+            }
             break;
         }
     }
@@ -261,28 +324,39 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         char path[PATH_MAX];
         struct stat st;
 
-        if (strncmp(m->name, ".git/", 5) == 0) {
-            snprintf(path, sizeof(path), "%s%s.git", root, strcmp(root, "/") ? "/" : "");
-            if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+        const char *slash = strchr(m->name, '/');
+        struct nf_err e = { 0 };
+
+        if (slash) {
+            /* .git/hooks, .claude/commands: only under a directory (a link to
+             * one is followed; the scan protects the link itself). Where .git
+             * does not exist nothing is made for it, so `git init` works. */
+            snprintf(path, sizeof(path), "%s%s%.*s", root, strcmp(root, "/") ? "/" : "",
+                     (int)(slash - m->name), m->name);
+            if (stat(path, &st) < 0) {
+                if (strncmp(m->name, ".git/", 5) == 0 || errno != ENOENT)
+                    continue;
+            } else if (!S_ISDIR(st.st_mode)) {
                 continue;
+            }
         }
         if (snprintf(path, sizeof(path), "%s%s%s", root, strcmp(root, "/") ? "/" : "", m->name) >=
             (int)sizeof(path))
             continue;
         /* Not left to the scan: the name may have appeared since its
          * readdir (another run's placeholder), and must be held either way. */
-        if (lstat(path, &st) == 0) {
-            if (S_ISLNK(st.st_mode) ? add_mandatory_link(r, path, err) < 0
-                                    : rules_add(r, path, R_DENY, FS_PH_NONE, "mandatory", err) < 0)
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+            if (add_mandatory_link(r, path, err) < 0)
                 goto out;
             continue;
         }
-        if (errno != ENOENT && errno != ENOTDIR) {
-            nf_err_sys(err, "mandatory deny %s", path);
-            goto out;
+        if (add_deny(r, path, m->dir, "mandatory", &e) < 0) {
+            if (e.code == ENOMEM) {
+                *err = e;
+                goto out;
+            }
+            log_v("%s", e.msg);
         }
-        if (add_deny(r, path, m->dir, "mandatory", err) < 0)
-            goto out;
     }
     rc = 0;
 out:
@@ -411,8 +485,9 @@ static const struct done *state_at(const struct done *done, size_t n, const char
     const struct done *best = NULL;
 
     for (size_t i = 0; i < n; i++)
+        /* >=: of two rules at one path, the one placed later is on top. */
         if (pol_path_within(path, done[i].path) &&
-            (!best || strlen(done[i].path) > strlen(best->path)))
+            (!best || strlen(done[i].path) >= strlen(best->path)))
             best = &done[i];
     return best;
 }

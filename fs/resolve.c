@@ -12,6 +12,13 @@
 int fs_resolve(const char *path, char *out, size_t outsz, enum fs_res *res, size_t *missing_at,
                struct nf_err *err)
 {
+    return fs_resolve_links(path, out, outsz, res, missing_at, NULL, NULL, err);
+}
+
+int fs_resolve_links(const char *path, char *out, size_t outsz, enum fs_res *res,
+                     size_t *missing_at, void (*on_link)(void *ctx, const char *link), void *ctx,
+                     struct nf_err *err)
+{
     char rest[PATH_MAX * 2];
     char *p;
     size_t len = 0;
@@ -105,6 +112,8 @@ int fs_resolve(const char *path, char *out, size_t outsz, enum fs_res *res, size
             len += 1 + clen;
             continue;
         }
+        if (on_link)
+            on_link(ctx, out);
         if (++hops > MAX_HOPS)
             return nf_err_set(err, ELOOP, "resolve %s: too many levels of symbolic links", path);
         n = readlink(out, link, sizeof(link) - 1);

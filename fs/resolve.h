@@ -19,3 +19,10 @@ enum fs_res {
  * an error: a deny we cannot resolve must fail the run, never be dropped. */
 int fs_resolve(const char *path, char *out, size_t outsz, enum fs_res *res, size_t *missing_at,
                struct nf_err *err);
+
+/* The same, calling on_link with the real location of every symlink it
+ * follows on the way (a deny spelled through a link must keep that link from
+ * being replaced, too). */
+int fs_resolve_links(const char *path, char *out, size_t outsz, enum fs_res *res,
+                     size_t *missing_at, void (*on_link)(void *ctx, const char *link), void *ctx,
+                     struct nf_err *err);

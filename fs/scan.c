@@ -92,39 +92,92 @@ static int add_child(struct fs_found_list *out, const char *dir, const char *nam
     return fs_found_add(out, path, kind, err);
 }
 
+/* A git directory's hooks and config run code on the host's next git
+ * command; so do a submodule's, kept under .git/modules/NAME (nested for
+ * nested submodules). depth bounds the nesting. */
+static int probe_gitdir(int fd, const char *dir, const char *rel, unsigned depth,
+                        struct fs_found_list *out, struct nf_err *err)
+{
+    static const char *const subs[] = { "hooks", "config" };
+    _cleanup_close_ int mods = -1;
+    _cleanup_(closedirp) DIR *d = NULL;
+    struct dirent *e;
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(subs); i++) {
+        enum fs_found_kind k;
+        char sub[PATH_MAX];
+
+        if (probe(fd, subs[i], &k) < 0)
+            continue;
+        snprintf(sub, sizeof(sub), "%s/%s", rel, subs[i]);
+        if (add_child(out, dir, sub, k, err) < 0)
+            return -1;
+    }
+    if (depth == 0)
+        return 0;
+    mods = openat(fd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (mods < 0 || !(d = fdopendir(mods)))
+        return 0;
+    mods = -1; /* owned by d */
+    while ((e = readdir(d))) {
+        char sub[PATH_MAX];
+        int m;
+
+        if (e->d_name[0] == '.')
+            continue;
+        m = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (m < 0)
+            continue;
+        snprintf(sub, sizeof(sub), "%s/modules/%s", rel, e->d_name);
+        if (probe_gitdir(m, dir, sub, depth - 1, out, err) < 0) {
+            close(m);
+            return -1;
+        }
+        close(m);
+    }
+    return 0;
+}
+
 /* `.git` and `.claude` hold protected names one level down. */
 static int probe_compound(int dirfd, const char *dir, const char *name, enum fs_found_kind kind,
                           struct fs_found_list *out, struct nf_err *err)
 {
-    static const char *const git[] = { "hooks", "config" };
     static const char *const claude[] = { "commands", "agents" };
-    const char *const *subs;
-    size_t nsubs;
+    bool git = strcmp(name, ".git") == 0;
     _cleanup_close_ int fd = -1;
 
-    if (strcmp(name, ".git") == 0) {
-        /* A .git file (worktree, submodule) or link points git elsewhere:
-         * protect the pointer itself. */
-        if (kind != FS_FOUND_DIR)
-            return add_child(out, dir, name, kind, err);
-        subs = git;
-        nsubs = NF_ARRAY_SIZE(git);
-    } else if (strcmp(name, ".claude") == 0 && kind == FS_FOUND_DIR) {
-        subs = claude;
-        nsubs = NF_ARRAY_SIZE(claude);
-    } else {
-        return 0;
+    if (kind == FS_FOUND_FILE) {
+        /* A .git file (worktree, submodule) points git elsewhere: protect the
+         * pointer itself. */
+        return git ? add_child(out, dir, name, FS_FOUND_FILE, err) : 0;
     }
-    fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return add_child(out, dir, name, FS_FOUND_DIR, err); /* unreadable: protect it whole */
-    for (size_t i = 0; i < nsubs; i++) {
+    if (kind == FS_FOUND_SYMLINK) {
+        /* The link must not be repointed; what it leads to is protected as
+         * its names, reported through the link (resolved by the plan). */
+        if (add_child(out, dir, name, FS_FOUND_LINK, err) < 0)
+            return -1;
+        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+            /* A .git link to a gitfile: protect what it points to. A loop or
+             * a dangling link holds nothing. */
+            if (git && errno == ENOTDIR)
+                return add_child(out, dir, name, FS_FOUND_FILE, err);
+            return 0;
+        }
+    } else {
+        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return add_child(out, dir, name, FS_FOUND_DIR, err); /* unreadable: protect it whole */
+    }
+    if (git)
+        return probe_gitdir(fd, dir, name, 3, out, err);
+    for (size_t i = 0; i < NF_ARRAY_SIZE(claude); i++) {
         enum fs_found_kind k;
         char sub[NAME_MAX + 16];
 
-        if (probe(fd, subs[i], &k) < 0)
+        if (probe(fd, claude[i], &k) < 0)
             continue;
-        snprintf(sub, sizeof(sub), "%s/%s", name, subs[i]);
+        snprintf(sub, sizeof(sub), "%s/%s", name, claude[i]);
         if (add_child(out, dir, sub, k, err) < 0)
             return -1;
     }

@@ -15,6 +15,8 @@ enum fs_found_kind {
     FS_FOUND_FILE, /* a regular file (or other non-directory) */
     FS_FOUND_DIR,
     FS_FOUND_SYMLINK, /* the name is a symlink: protect the link and its target */
+    FS_FOUND_LINK,    /* a symlinked .git or .claude: protect the link itself only
+                         (what it holds is reported through it) */
 };
 
 struct fs_found {

@@ -105,6 +105,25 @@ is "$OUT" "ran" "the command ran (deny through a symlinked parent)"
 ok $([ ! -e real/dir/f ] && echo 0 || echo 1) "a deny through a symlinked parent lands on the real target"
 rm -rf real linkdir
 
+mkdir -p real/sub && echo orig > real/sub/file && ln -s real link
+nsf --deny-write link/sub/file -- sh -c 'echo ran; rm link; mkdir -p link/sub && echo evil > link/sub/file'
+is "$OUT" "ran" "the command ran (replace a symlinked parent)"
+ok $([ -L link ] && [ "$(cat real/sub/file)" = orig ] && echo 0 || echo 1) \
+    "a symlink a deny is spelled through cannot be replaced by a real path"
+rm -rf real link
+
+# Two rules at one path: the later one is on top (deny over a write root,
+# a read mask over a write root).
+marker=/tmp/nsfence-x-$$
+echo orig > "$marker"
+nsf --allow-write /tmp --deny-write "$marker" -- sh -c "echo ran; echo evil > $marker"
+is "$OUT:$(cat "$marker")" "ran:orig" "deny_write holds inside a write root that is /tmp itself"
+rm -f "$marker"
+mkdir -p both && echo s > both/s
+nsf --allow-write both --deny-read both -- sh -c 'ls -A both | wc -l'
+is "$RC:$OUT" "0:0" "a path both allow_write and deny_read runs, and is masked"
+rm -rf both
+
 ln -s loop-b loop-a && ln -s loop-a loop-b
 nsf --deny-write loop-a/x -- sh -c 'echo should-not-run'
 is "$RC" 125 "a deny_write through a symlink cycle fails closed with 125"

@@ -105,6 +105,28 @@ is "$(cat dotfiles/bashrc)" "original" "the target of a symlinked .bashrc is pro
 ok $([ -L .bashrc ] && echo 0 || echo 1) "the .bashrc symlink itself cannot be removed or replaced"
 rm -rf dotfiles .bashrc
 
+# A symlinked .claude or .git: the link is protected, and what it leads to.
+mkdir -p shared/commands a
+ln -s shared .claude
+ln -s ../shared a/.claude
+nsf -- sh -c 'echo ran; echo evil > .claude/commands/x.md; echo evil > a/.claude/commands/y.md; rm .claude; mkdir -p .claude/commands; echo evil > .claude/commands/z.md'
+is "$OUT" "ran" "a symlinked .claude does not break the run"
+is "$(ls -A shared/commands | tr '\n' ' ')" "" "nothing can be written under a symlinked .claude/commands"
+ok $([ -L .claude ] && echo 0 || echo 1) "the .claude symlink cannot be replaced"
+rm -rf shared .claude a
+mkdir -p realgit/hooks proj
+ln -s ../realgit proj/.git
+nsf -- sh -c 'echo ran; echo evil > proj/.git/hooks/pre-commit; echo x > proj/.git/objects-ok'
+ok $([ ! -e realgit/hooks/pre-commit ] && [ -e realgit/objects-ok ] && echo 0 || echo 1) \
+    "a symlinked .git: hooks protected, the rest of the git directory writable"
+rm -rf realgit proj
+
+# Submodules keep hooks under .git/modules/NAME.
+mkdir -p .git/modules/lib/hooks
+nsf -- sh -c 'echo ran; echo evil > .git/modules/lib/hooks/post-checkout'
+ok $([ ! -e .git/modules/lib/hooks/post-checkout ] && echo 0 || echo 1) "a submodule's hooks are protected"
+rm -rf .git
+
 # A symlink loop anywhere in the project must not break a run.
 mkdir -p loops/inner
 ln -s . loops/self

@@ -186,30 +186,46 @@ static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *tex
     }
 }
 
-/* The nothing-exists-yet protection of a write root's top, in order. */
-#define TOP_FILES(d)                                                                               \
-    "bind-ro    " d "/.bashrc [placeholder file]  (mandatory)\n"                                   \
-    "bind-ro    " d "/.bash_profile [placeholder file]  (mandatory)\n"                             \
-    "bind-ro    " d "/.zshrc [placeholder file]  (mandatory)\n"                                    \
-    "bind-ro    " d "/.zprofile [placeholder file]  (mandatory)\n"                                 \
-    "bind-ro    " d "/.profile [placeholder file]  (mandatory)\n"                                  \
-    "bind-ro    " d "/.gitconfig [placeholder file]  (mandatory)\n"                                \
-    "bind-ro    " d "/.gitmodules [placeholder file]  (mandatory)\n"                               \
-    "bind-ro    " d "/.ripgreprc [placeholder file]  (mandatory)\n"                                \
-    "bind-ro    " d "/.mcp.json [placeholder file]  (mandatory)\n"
-#define TOP_DIRS(d)                                                                                \
-    "bind-ro    " d "/.vscode [placeholder dir]  (mandatory)\n"                                    \
-    "bind-ro    " d "/.idea [placeholder dir]  (mandatory)\n"
-#define TOP_CLAUDE(d) "bind-ro    " d "/.claude [placeholder dir]  (mandatory)\n"
-#define TOP(d)        TOP_FILES(d) TOP_DIRS(d) TOP_CLAUDE(d)
+/* In a golden plan, the line "@top ROOT" stands for the placeholders that
+ * hold every absent protected name at the top of write root ROOT, in the
+ * order of the contract (.claude/commands and .claude/agents share one
+ * .claude directory; no .git names where .git is not a directory). */
+static const char *const top_lines[] = {
+    "bind-ro    %.*s/.bashrc [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.bash_profile [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.zshrc [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.zprofile [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.profile [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.gitconfig [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.gitmodules [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.ripgreprc [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.mcp.json [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.vscode [placeholder dir]  (mandatory)\n",
+    "bind-ro    %.*s/.idea [placeholder dir]  (mandatory)\n",
+    "bind-ro    %.*s/.claude [placeholder dir]  (mandatory)\n",
+};
 
-#define HEAD "root-ro    /  (host root)\n"
-#define TMP  "tmpfs      /tmp  (private /tmp)\n"
-#define TAIL                                                                                       \
-    "dev        /dev  (minimal /dev)\n"                                                            \
-    "proc       /proc  (sandbox /proc)\n"
+static void expand_golden(const char *golden, char *out)
+{
+    size_t o = 0;
 
-/* What is on disk under D: every entry's path, type, size and mtime. */
+    out[0] = '\0';
+    while (*golden) {
+        const char *nl = strchr(golden, '\n');
+        size_t len = nl ? (size_t)(nl - golden) : strlen(golden);
+
+        if (strncmp(golden, "@top ", 5) == 0) {
+            for (size_t i = 0; i < sizeof(top_lines) / sizeof(top_lines[0]); i++)
+                o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
+                                      golden + 5);
+        } else {
+            o += (size_t)snprintf(out + o, TEXT_MAX - o, "%.*s\n", (int)len, golden);
+        }
+        golden += len + (nl ? 1 : 0);
+    }
+}
+
+/* What is on disk under D: every entry's path, mode, size and mtime. */
 static char snap_buf[TEXT_MAX];
 static size_t snap_len;
 
@@ -231,20 +247,23 @@ static void snapshot(const struct fx *fx, char *out)
     memcpy(out, snap_buf, snap_len + 1);
 }
 
-/* Build the plan for fx->pol and compare it whole with want. Building a
- * plan only looks: nothing under D may change. */
-static void build(struct fx *fx, struct fs_plan *plan, const char *want)
+/* Build the plan for fx->pol and compare it whole with the golden one.
+ * Building a plan only looks: nothing under D may change. */
+static void build(struct fx *fx, struct fs_plan *plan, const char *golden)
 {
     struct nf_err err = { 0 };
-    char got[TEXT_MAX], before[TEXT_MAX], after[TEXT_MAX];
+    char want[TEXT_MAX], got[TEXT_MAX], before[TEXT_MAX], after[TEXT_MAX];
 
+    expand_golden(golden, want);
     snapshot(fx, before);
     if (fs_plan_build(&fx->pol, plan, &err) < 0)
         fail_msg("fs_plan_build: %s", err.msg);
     snapshot(fx, after);
-    if (strcmp(before, after) != 0)
-        fail_msg("building the plan changed the disk:\n--- before\n%s--- after\n%s", before, after);
     plan_text(fx, plan, got);
+    if (strcmp(before, after) != 0) {
+        fs_plan_free(plan);
+        fail_msg("building the plan changed the disk:\n--- before\n%s--- after\n%s", before, after);
+    }
     if (strcmp(got, want) != 0) {
         /* whole, on stderr: fail_msg's buffer is shorter than a plan */
         fprintf(stderr, "# plan:\n--- want\n%s--- got\n%s", want, got);
@@ -253,15 +272,15 @@ static void build(struct fx *fx, struct fs_plan *plan, const char *want)
     }
 }
 
-static void expect_plan(struct fx *fx, const char *want)
+static void expect_plan(struct fx *fx, const char *golden)
 {
     struct fs_plan plan;
 
-    build(fx, &plan, want);
+    build(fx, &plan, golden);
     fs_plan_free(&plan);
 }
 
-/* The op for dst ("$D" expanded) of this kind. */
+/* The op of this kind at dst ("$D" expanded). */
 static const struct fs_op *op_at(const struct fx *fx, const struct fs_plan *plan,
                                  enum fs_op_kind kind, const char *dst)
 {
@@ -313,31 +332,38 @@ static void empty_file(const struct fx *fx, const char *rel)
 /* ---- golden plans ------------------------------------------------------- */
 
 /* The host read-only; a private /tmp over it; the working directory
- * writable; every absent top-level protected name held by a placeholder
- * (.claude/commands and .claude/agents by one .claude directory; no .git
- * names where .git does not exist, so `git init` works); then /dev and
- * /proc, which no rule may touch. */
+ * writable; every absent top-level protected name held by a placeholder;
+ * then /dev and /proc, which are the sandbox's own and come last so that no
+ * rule lands on them. */
 static void default_policy_in_an_empty_dir(void **state)
 {
     struct fx *fx = *state;
     struct fs_plan plan;
     static const char *const roots[] = { "$D" };
 
-    build(fx, &plan, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP("$D") TAIL);
+    build(fx, &plan,
+          "root-ro    /  (host root)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D  (allow_write)\n"
+          "@top $D\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     assert_false(plan.needs_empty_file);
     assert_string_equal(plan.cwd, fx->d);
-    /* placeholders are made by the host side before the run; a bind onto
-     * the host's own directory needs no mount point made inside */
+    /* placeholders are the host side's to make before the run; nothing
+     * here lies on a tmpfs of ours, so no mount point is made inside */
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph, FS_PH_FILE);
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph, FS_PH_DIR);
-    for (size_t i = 0; i < plan.n; i++)
+    for (size_t i = 0; i < plan.n; i++) {
         assert_false(plan.ops[i].create);
+        assert_false(plan.ops[i].skip);
+    }
     fs_plan_free(&plan);
 }
 
-/* An existing .git: its hooks and config read-only, and .git pinned so
- * that `mv .git x` cannot carry them away (pins go first, beneath all). */
+/* An existing .git: its hooks and config read-only, and .git pinned (first,
+ * beneath everything) so that `mv .git x` cannot carry them away. */
 static void git_repo_protects_hooks_and_config(void **state)
 {
     struct fx *fx = *state;
@@ -346,20 +372,33 @@ static void git_repo_protects_hooks_and_config(void **state)
     mk(fx, ".git/config");
     mk(fx, ".git/objects/");
     mk(fx, ".git/HEAD");
-    expect_plan(fx, HEAD "pin        $D/.git  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
-                        "$D") "bind-ro    $D/.git/hooks  (mandatory)\n"
-                              "bind-ro    $D/.git/config  (mandatory)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/.git  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/.git/hooks  (mandatory)\n"
+                    "bind-ro    $D/.git/config  (mandatory)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
-/* An empty .git (being initialised): hooks and config held as placeholders. */
+/* A .git directory without hooks or config (being initialised): both are
+ * held by placeholders, and .git pinned. */
 static void empty_git_dir_gets_placeholders(void **state)
 {
     struct fx *fx = *state;
 
     mk(fx, ".git/");
-    expect_plan(fx, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP(
-                        "$D") "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
-                              "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/.git  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
 static void nested_protected_file_pins_its_ancestors(void **state)
@@ -368,14 +407,20 @@ static void nested_protected_file_pins_its_ancestors(void **state)
 
     mk(fx, "a/b/.bashrc");
     mk(fx, "a/b/c/.bashrc"); /* level 3: beyond the default depth */
-    expect_plan(fx, HEAD "pin        $D/a  (pin)\n"
-                         "pin        $D/a/b  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
-                             "$D") "bind-ro    $D/a/b/.bashrc  (mandatory)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/a  (pin)\n"
+                    "pin        $D/a/b  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/a/b/.bashrc  (mandatory)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
-/* An existing path is bound read-only (ancestors pinned); a missing one
- * gets a placeholder at its first missing component: a file for the last
- * name, a directory when the path goes deeper. */
+/* An existing path is bound read-only, its ancestors pinned; a missing one
+ * is held at its first missing component: a file for the last name, a
+ * directory when the path goes deeper. */
 static void deny_write_existing_and_missing_paths(void **state)
 {
     struct fx *fx = *state;
@@ -388,21 +433,26 @@ static void deny_write_existing_and_missing_paths(void **state)
     add(fx, &fx->pol.deny_write, "$D/m");
     add(fx, &fx->pol.deny_write, "$D/x/y/z");
     add(fx, &fx->pol.deny_write, "$D/sub/dir/new");
-    expect_plan(fx,
-                HEAD "pin        $D/sub  (pin)\n"
-                     "pin        $D/sub/deep  (pin)\n"
-                     "pin        $D/sub/dir  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
-                         "$D") "bind-ro    $D/keep  (deny_write)\n"
-                               "bind-ro    $D/m [placeholder file]  (deny_write)\n"
-                               "bind-ro    $D/x [placeholder dir]  (deny_write)\n"
-                               "bind-ro    $D/sub/deep/keep  (deny_write)\n"
-                               "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/sub  (pin)\n"
+                    "pin        $D/sub/deep  (pin)\n"
+                    "pin        $D/sub/dir  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/keep  (deny_write)\n"
+                    "bind-ro    $D/m [placeholder file]  (deny_write)\n"
+                    "bind-ro    $D/x [placeholder dir]  (deny_write)\n"
+                    "bind-ro    $D/sub/deep/keep  (deny_write)\n"
+                    "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
-/* deny_read of a directory: an empty tmpfs over it; allow_read and
- * allow_write inside re-open their subtrees on mount points made in that
- * tmpfs; the write root inside gets its own mandatory denies; the tmpfs is
- * made read-only only after its carve-outs exist. */
+/* deny_read of a directory: an empty tmpfs over it; allow_write and
+ * allow_read inside re-open their subtrees on mount points made in that
+ * tmpfs; the write root inside has its own mandatory denies on top; the
+ * tmpfs is made read-only only once its carve-outs exist. */
 static void deny_read_dir_with_carve_outs(void **state)
 {
     struct fx *fx = *state;
@@ -417,13 +467,19 @@ static void deny_read_dir_with_carve_outs(void **state)
     add(fx, &fx->pol.allow_read, "$D/secret/pub");
     add(fx, &fx->pol.allow_write, "$D/secret/out");
     build(fx, &plan,
-          HEAD TMP "bind-rw    $D  (allow_write)\n" TOP(
-              "$D") "mask-dir   $D/secret  (deny_read)\n"
-                    "bind-rw    $D/secret/out  (allow_write)\n"
-                    "bind-ro    $D/secret/pub  (allow_read)\n" TOP(
-                        "$D/secret/out") "remount-ro $D/secret  (deny_read)\n" TAIL);
+          "root-ro    /  (host root)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D  (allow_write)\n"
+          "@top $D\n"
+          "mask-dir   $D/secret  (deny_read)\n"
+          "bind-rw    $D/secret/out  (allow_write)\n"
+          "bind-ro    $D/secret/pub  (allow_read)\n"
+          "@top $D/secret/out\n"
+          "remount-ro $D/secret  (deny_read)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 2, "write roots");
-    /* mount points inside the mask are ours to make; the write root's own
+    /* mount points inside the mask are ours to make; the inner write root's
      * protected names are the host's (placeholders made outside) */
     assert_true(op_at(fx, &plan, FS_OP_BIND_RW, "$D/secret/out")->create);
     assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/secret/pub")->create);
@@ -433,8 +489,8 @@ static void deny_read_dir_with_carve_outs(void **state)
     fs_plan_free(&plan);
 }
 
-/* deny_read of a file: an empty read-only file over it; a protected name
- * inside a masked directory is not the host's there, so nothing is bound. */
+/* deny_read of a file: an empty read-only file over it. A protected name
+ * inside a masked directory is not the host's there: nothing is bound. */
 static void deny_read_file_and_protected_names_under_a_mask(void **state)
 {
     struct fx *fx = *state;
@@ -447,16 +503,21 @@ static void deny_read_file_and_protected_names_under_a_mask(void **state)
     add(fx, &fx->pol.deny_read, "$D/hidden");
     add(fx, &fx->pol.deny_read, "$D/nothere"); /* nothing to hide */
     build(fx, &plan,
-          HEAD TMP
-          "bind-rw    $D  (allow_write)\n" TOP("$D") "mask-dir   $D/hidden  (deny_read)\n"
-                                                     "mask-file  $D/token  (deny_read)\n"
-                                                     "remount-ro $D/hidden  (deny_read)\n" TAIL);
+          "root-ro    /  (host root)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D  (allow_write)\n"
+          "@top $D\n"
+          "mask-dir   $D/hidden  (deny_read)\n"
+          "mask-file  $D/token  (deny_read)\n"
+          "remount-ro $D/hidden  (deny_read)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     assert_true(plan.needs_empty_file);
     fs_plan_free(&plan);
 }
 
 /* deny beats allow_write: a write root inside a deny_write directory is
- * dropped, and no placeholder is planned inside it. */
+ * dropped, with no placeholder planned inside it. */
 static void write_root_inside_a_deny_write_dir_is_dropped(void **state)
 {
     struct fx *fx = *state;
@@ -467,13 +528,18 @@ static void write_root_inside_a_deny_write_dir_is_dropped(void **state)
     add(fx, &fx->pol.deny_write, "$D/ro");
     add(fx, &fx->pol.allow_write, "$D/ro/w");
     build(fx, &plan,
-          HEAD TMP
-          "bind-rw    $D  (allow_write)\n" TOP("$D") "bind-ro    $D/ro  (deny_write)\n" TAIL);
+          "root-ro    /  (host root)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D  (allow_write)\n"
+          "@top $D\n"
+          "bind-ro    $D/ro  (deny_write)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     fs_plan_free(&plan);
 }
 
-/* Outside every write root a deny_write is already true: no op and no
+/* Outside every write root a deny_write is true already: no op and no
  * placeholder on the host; but it still blocks a write root beneath it. */
 static void deny_write_outside_write_roots_has_no_op(void **state)
 {
@@ -488,13 +554,19 @@ static void deny_write_outside_write_roots_has_no_op(void **state)
     add(fx, &fx->pol.deny_write, "$D/out");
     add(fx, &fx->pol.deny_write, "$D/nothere");
     add(fx, &fx->pol.allow_write, "$D/out/deeper");
-    build(fx, &plan, HEAD TMP "bind-rw    $D/w  (allow_write)\n" TOP("$D/w") TAIL);
+    build(fx, &plan,
+          "root-ro    /  (host root)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D/w  (allow_write)\n"
+          "@top $D/w\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     fs_plan_free(&plan);
 }
 
-/* Rules that have nothing to do: a missing write root, a read carve-out
- * that is readable already, a deny under a regular file. */
+/* Rules with nothing to do: a missing write root, read carve-outs where
+ * everything is readable already, a deny beneath a regular file. */
 static void rules_with_nothing_to_do_add_no_op(void **state)
 {
     struct fx *fx = *state;
@@ -505,11 +577,18 @@ static void rules_with_nothing_to_do_add_no_op(void **state)
     add(fx, &fx->pol.allow_read, "$D/pub");
     add(fx, &fx->pol.allow_read, "$D/nothere");
     add(fx, &fx->pol.deny_write, "$D/f/x");
-    expect_plan(fx, HEAD TMP "bind-rw    $D  (allow_write)\n" TOP("$D") TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
 /* A deny through a symlinked parent lands on the target, where a write
- * would go, and pins the target's ancestors. */
+ * through the link would go, and pins the target's ancestors; the links on
+ * the way are bound onto themselves, so they cannot be replaced by a real
+ * path that escapes the deny. */
 static void deny_through_a_symlinked_parent_lands_on_the_target(void **state)
 {
     struct fx *fx = *state;
@@ -519,14 +598,21 @@ static void deny_through_a_symlinked_parent_lands_on_the_target(void **state)
     ln(fx, "$D/real/sub", "abs");
     add(fx, &fx->pol.deny_write, "$D/link/sub/file");
     add(fx, &fx->pol.deny_write, "$D/abs/missing");
-    expect_plan(fx, HEAD
-                "pin        $D/real  (pin)\n"
-                "pin        $D/real/sub  (pin)\n" TMP "bind-rw    $D  (allow_write)\n" TOP(
-                    "$D") "bind-ro    $D/real/sub/file  (deny_write)\n"
-                          "bind-ro    $D/real/sub/missing [placeholder file]  (deny_write)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/real  (pin)\n"
+                    "pin        $D/real/sub  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-link  $D/link  (deny_write)\n"
+                    "bind-link  $D/abs  (deny_write)\n"
+                    "bind-ro    $D/real/sub/file  (deny_write)\n"
+                    "bind-ro    $D/real/sub/missing [placeholder file]  (deny_write)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
-/* A deny we cannot resolve must fail the run, never be dropped. */
+/* A deny that cannot be resolved fails the run; it is never dropped. */
 static void symlink_loop_in_deny_write_fails_with_eloop(void **state)
 {
     struct fx *fx = *state;
@@ -542,6 +628,7 @@ static void symlink_loop_in_deny_write_fails_with_eloop(void **state)
     assert_int_equal(err.code, ELOOP);
     assert_non_null(strstr(err.msg, "deny_write"));
     assert_non_null(strstr(err.msg, xp(fx, "$D/a/x", p, sizeof(p))));
+    assert_null(strchr(err.msg, '\n'));
     assert_int_equal(plan.n, 0);
 
     pol_strv_free(&fx->pol.deny_write);
@@ -550,9 +637,10 @@ static void symlink_loop_in_deny_write_fails_with_eloop(void **state)
     assert_int_equal(err.code, ELOOP);
 }
 
-/* A protected name that is a symlink: the link is bound onto itself and
- * its target protected (a placeholder where the target is missing); a link
- * that loops still has the link protected and does not fail the run. */
+/* A protected name that is a symlink: the link bound onto itself so it
+ * cannot be replaced, and its target protected (held by a placeholder when
+ * missing). A link that loops keeps the link protected and does not fail
+ * the run: a project's broken link must not break every command. */
 static void mandatory_symlinks_protect_link_and_target(void **state)
 {
     struct fx *fx = *state;
@@ -563,20 +651,36 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
     ln(fx, ".bashrc", ".bashrc");
     ln(fx, "../vsreal", "a/.vscode");
     ln(fx, "../../t/zz", "a/b/.zshrc");
-    expect_plan(fx, HEAD "pin        $D/a  (pin)\n"
-                         "pin        $D/t  (pin)\n"
-                         "pin        $D/a/b  (pin)\n" TMP
-                         "bind-rw    $D  (allow_write)\n" TOP_FILES("$D") TOP_DIRS("$D")
-                             TOP_CLAUDE("$D") "bind-ro    $D/vsreal  (mandatory)\n"
-                                              "bind-link  $D/.bashrc  (mandatory)\n"
-                                              "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
-                                              "bind-link  $D/a/.vscode  (mandatory)\n"
-                                              "bind-link  $D/a/b/.zshrc  (mandatory)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/a  (pin)\n"
+                    "pin        $D/t  (pin)\n"
+                    "pin        $D/a/b  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/vsreal  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-link  $D/.bashrc  (mandatory)\n"
+                    "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
+                    "bind-link  $D/a/.vscode  (mandatory)\n"
+                    "bind-link  $D/a/b/.zshrc  (mandatory)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
-/* What a run killed with SIGKILL left (empty, marked mtime) is adopted and
- * shown as a placeholder, so this run removes it; a user's own empty file
- * is held but never shown as ours. */
+/* What a run killed with SIGKILL left behind (empty, marked mtime) is
+ * adopted and shown as a placeholder, so this run removes it; a user's own
+ * empty file is held (a concurrent run may have just made it) but never
+ * shown as ours. */
 static void left_behind_placeholders_are_shown(void **state)
 {
     struct fx *fx = *state;
@@ -591,20 +695,18 @@ static void left_behind_placeholders_are_shown(void **state)
     mk(fx, "a/");
     empty_file(fx, "a/.zshrc");
     build(fx, &plan,
-          HEAD "pin        $D/a  (pin)\n" TMP "bind-rw    $D  (allow_write)\n"
-               "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-               "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n" TOP_DIRS("$D")
-                   TOP_CLAUDE("$D") "bind-ro    $D/a/.zshrc  (mandatory)\n" TAIL);
+          "root-ro    /  (host root)\n"
+          "pin        $D/a  (pin)\n"
+          "tmpfs      /tmp  (private /tmp)\n"
+          "bind-rw    $D  (allow_write)\n"
+          "@top $D\n"
+          "bind-ro    $D/a/.zshrc  (mandatory)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n");
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph, FS_PH_FILE);
+    assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph_shown);
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph, FS_PH_DIR);
-    /* held, so a concurrent run's fresh placeholder is not removed under it */
+    assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph_shown);
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/a/.zshrc")->ph, FS_PH_FILE);
     assert_false(op_at(fx, &plan, FS_OP_BIND_RO, "$D/a/.zshrc")->ph_shown);
     fs_plan_free(&plan);
@@ -618,23 +720,29 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
     mk(fx, "a/.bashrc");
     mk(fx, "a/.git/hooks/");
     fx->pol.mandatory_deny_depth = 1;
-    expect_plan(fx,
-                HEAD TMP "bind-rw    $D  (allow_write)\n"
-                         "bind-ro    $D/.zshrc  (mandatory)\n"
-                         "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                         "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n" TOP_DIRS("$D")
-                             TOP_CLAUDE("$D") TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.zshrc  (mandatory)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
 /* nsfence's own config is protected existing or not: inside a write root
- * a missing one is held at its first missing component; outside every
- * write root it needs nothing. */
+ * a missing one is held at its first missing component and its ancestors
+ * pinned; outside every write root it needs nothing. HOME plays no part:
+ * the caller lists the files. */
 static void nsfence_config_files_are_protected(void **state)
 {
     struct fx *fx = *state;
@@ -644,13 +752,18 @@ static void nsfence_config_files_are_protected(void **state)
     add(fx, &fx->pol.config_files, "$D/xdg/nsfence/config.ini");
     add(fx, &fx->pol.config_files, "$D/home/.config/nsfence/config.ini");
     add(fx, &fx->pol.config_files, "/nonexistent-nsfence-test/nsfence/config.ini");
-    expect_plan(fx, HEAD
-                "pin        $D/home  (pin)\n"
-                "pin        $D/home/.config  (pin)\n"
-                "pin        $D/home/.config/nsfence  (pin)\n" TMP
-                "bind-rw    $D  (allow_write)\n" TOP(
-                    "$D") "bind-ro    $D/xdg/nsfence [placeholder dir]  (nsfence config)\n"
-                          "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n" TAIL);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/home  (pin)\n"
+                    "pin        $D/xdg  (pin)\n"
+                    "pin        $D/home/.config  (pin)\n"
+                    "pin        $D/home/.config/nsfence  (pin)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/xdg/nsfence [placeholder dir]  (nsfence config)\n"
+                    "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n");
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)

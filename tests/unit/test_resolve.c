@@ -161,7 +161,7 @@ static void expect(const struct fx *fx, const char *in, enum fs_res want, const 
                    const char *want_missing)
 {
     char path[PATH_MAX], wout[PATH_MAX], wmiss[PATH_MAX], out[PATH_MAX];
-    enum fs_res res = (enum fs_res)-1;
+    enum fs_res res = (enum fs_res) - 1;
     size_t missing_at = (size_t)-1;
     struct nf_err err = { 0 };
 
@@ -202,8 +202,8 @@ static void expect_error(const struct fx *fx, const char *in, int code)
 
     xp(fx, in, path, sizeof(path));
     if (fs_resolve(path, out, sizeof(out), &res, &missing_at, &err) != -1)
-        fail_msg("resolve %s: want an error (%s), got %s \"%s\"", in, strerror(code),
-                 res_name(res), out);
+        fail_msg("resolve %s: want an error (%s), got %s \"%s\"", in, strerror(code), res_name(res),
+                 out);
     if (err.code != code)
         fail_msg("resolve %s: want %s, got code %d: %s", in, strerror(code), err.code, err.msg);
     if (err.msg[0] == '\0' || strchr(err.msg, '\n'))

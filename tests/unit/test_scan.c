@@ -141,6 +141,8 @@ static const char *kind_name(enum fs_found_kind k)
         return "dir";
     case FS_FOUND_SYMLINK:
         return "symlink";
+    case FS_FOUND_LINK:
+        return "link";
     }
     return "?";
 }
@@ -168,8 +170,7 @@ static void sort_lines(char *text)
 
 /* Scan D/rel (D itself for "") and render what it found, D spelled "$D".
  * No cmocka here: it also runs in a child as uid 65534. */
-static int scan_text(const char *d, const char *rel, unsigned depth, char *text,
-                     struct nf_err *err)
+static int scan_text(const char *d, const char *rel, unsigned depth, char *text, struct nf_err *err)
 {
     struct fs_found_list found = { 0 };
     char root[PATH_MAX];
@@ -354,6 +355,9 @@ static void git_directory_is_not_descended(void **state)
                 "file $D/.git/config\n");
 }
 
+/* A .git file points git elsewhere: the file itself is protected. A .git
+ * link is protected itself (it must not be repointed), and the hooks and
+ * config it leads to are reported through it for the plan to resolve. */
 static void git_file_or_link_is_reported_itself(void **state)
 {
     struct fx *fx = *state;
@@ -363,8 +367,26 @@ static void git_file_or_link_is_reported_itself(void **state)
     mk(fx, "linked/README");
     ln(fx, "../real", "linked/.git");
     expect_scan(fx, "", 3,
+                "dir $D/linked/.git/hooks\n"
                 "file $D/worktree/.git\n"
-                "symlink $D/linked/.git\n");
+                "link $D/linked/.git\n");
+}
+
+/* Submodules keep their git directories under .git/modules/NAME, nested for
+ * nested submodules: their hooks and config run code on the host too. */
+static void submodule_git_directories_are_protected(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".git/hooks/");
+    mk(fx, ".git/modules/lib/hooks/");
+    mk(fx, ".git/modules/lib/config");
+    mk(fx, ".git/modules/lib/modules/inner/hooks/");
+    expect_scan(fx, "", 3,
+                "dir $D/.git/hooks\n"
+                "dir $D/.git/modules/lib/hooks\n"
+                "dir $D/.git/modules/lib/modules/inner/hooks\n"
+                "file $D/.git/modules/lib/config\n");
 }
 
 static void claude_is_looked_into_only_for_its_protected_names(void **state)
@@ -559,6 +581,7 @@ int main(void)
         T(node_modules_is_skipped),
         T(git_directory_is_not_descended),
         T(git_file_or_link_is_reported_itself),
+        T(submodule_git_directories_are_protected),
         T(claude_is_looked_into_only_for_its_protected_names),
         T(symlinks_are_reported_and_never_followed),
         T(symlink_loops_do_not_recurse),
