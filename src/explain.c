@@ -77,6 +77,16 @@ int explain_print(FILE *out, const struct explain_input *in)
         fs_op_format(&in->plan->ops[i], line, sizeof(line));
         fprintf(out, "  %3zu  %s\n", i + 1, line);
     }
+    if (in->filters) {
+        struct nf_err err = { 0 };
+
+        fprintf(out, "\nseccomp filters (libseccomp PFC):\n");
+        fflush(out);
+        if (sc_print_pfc(in->filters, out, &err) < 0) {
+            fprintf(out, "  (cannot print: %s)\n", err.msg);
+            return -1;
+        }
+    }
     fprintf(out, "\ncommand:");
     for (char **a = in->argv; *a; a++)
         fprintf(out, " %s", *a);

@@ -7,6 +7,7 @@
 #include "fs/plan.h"
 #include "proxy/parent.h"
 #include "proxy/rules.h"
+#include "seccomp/filters.h"
 #include "src/policy.h"
 
 struct explain_input {
@@ -15,6 +16,7 @@ struct explain_input {
     const struct px_rules *rules; /* NULL: no network */
     const struct px_parent *parent;
     const char *config_used; /* NULL: none */
+    const struct sc_options *filters;
     char **argv;
 };
 

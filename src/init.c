@@ -54,6 +54,24 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
         sync_fail(sync, &err);
     }
+    /* seccomp last (minijail's order): capabilities, no_new_privs, filters. */
+    if (cfg->filters) {
+        struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_OBSERVER };
+        char why[256];
+        int listener;
+
+        if (sc_install(cfg->filters, &listener, why, sizeof(why), &err) < 0)
+            sync_fail(sync, &err);
+        if (why[0])
+            log_warn("%s", why);
+        if (listener >= 0) {
+            if (sync_send(sync, &fdmsg, &listener, 1) < 0) {
+                nf_err_sys(&err, "hand the write observer out");
+                sync_fail(sync, &err);
+            }
+            close(listener);
+        }
+    }
     cfg->times[STAGE_FILTERS] = sync_now_us();
     cfg->times[STAGE_EXEC] = sync_now_us();
     memcpy(ready.times, cfg->times, sizeof(uint64_t) * STAGE_COUNT);

@@ -15,6 +15,8 @@
 #include "proxy/parent.h"
 #include "proxy/rules.h"
 #include "proxy/server.h"
+#include "seccomp/filters.h"
+#include "seccomp/observer.h"
 #include "src/cli.h"
 #include "src/config.h"
 #include "src/connect.h"
@@ -126,22 +128,40 @@ static void print_timings(const uint64_t *t)
     }
 }
 
-/* The proxy's listeners arrive from init over the sync socket. */
-static int serve_endpoints(void *user, enum sync_tag tag, int *fds, const uint8_t *kinds, size_t n,
-                           struct nf_err *err)
+struct host_side {
+    struct px_server *px;
+    struct sc_observer *observer;
+    struct sc_observer_config ocfg;
+    struct ev_loop *loop;
+};
+
+/* The proxy's listeners arrive from init, the observer's notification fd
+ * from the command, over the sync socket. */
+static int serve_fds(void *user, enum sync_tag tag, int *fds, const uint8_t *kinds, size_t n,
+                     struct nf_err *err)
 {
-    struct px_server *px = user;
+    struct host_side *h = user;
     int rc = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (tag != SYNC_TAG_ENDPOINTS || !px) {
+        if (rc < 0) {
             close(fds[i]);
             continue;
         }
-        if (rc == 0)
-            rc = px_server_listen(px, fds[i], kinds[i] == NET_EP_SOCKS, err);
-        else
-            close(fds[i]);
+        switch (tag) {
+        case SYNC_TAG_ENDPOINTS:
+            if (h->px)
+                rc = px_server_listen(h->px, fds[i], kinds[i] == NET_EP_SOCKS, err);
+            else
+                close(fds[i]);
+            break;
+        case SYNC_TAG_OBSERVER:
+            if (!h->observer)
+                rc = sc_observer_new(&h->observer, h->loop, fds[i], &h->ocfg, err);
+            else
+                close(fds[i]);
+            break;
+        }
     }
     return rc;
 }
@@ -192,7 +212,9 @@ static int run(struct cli *cli, struct nf_err *err)
     struct px_rules rules = { 0 };
     struct px_parent parent = { 0 };
     struct vio_list vio = { .log_fd = -1 };
-    struct px_server *px = NULL;
+    struct host_side host = { 0 };
+    struct sc_set filters = { 0 };
+    struct sc_options sco = { 0 };
     char **envp = NULL;
     char cwd[PATH_MAX];
     char used[PATH_MAX];
@@ -214,12 +236,17 @@ static int run(struct cli *cli, struct nf_err *err)
         goto out;
     if (fs_plan_build(&pol, &plan, err) < 0)
         goto out;
+    sco.unix_block = !pol.allow_all_unix_sockets;
+    sco.observer = pol.monitor_enabled;
+    if (!sco.unix_block)
+        log_v("--allow-all-unix-sockets: no unix-socket, vsock or io_uring filter");
     if (cli->cmd == CLI_EXPLAIN) {
         struct explain_input in = { .pol = &pol,
                                     .plan = &plan,
                                     .rules = pol.network_enabled ? &rules : NULL,
                                     .parent = &parent,
                                     .config_used = used[0] ? used : NULL,
+                                    .filters = &sco,
                                     .argv = cli->argv };
 
         status = explain_print(stdout, &in) < 0 ? 125 : 0;
@@ -230,6 +257,8 @@ static int run(struct cli *cli, struct nf_err *err)
     selflen = readlink("/proc/self/exe", self, sizeof(self) - 1);
     self[selflen > 0 ? selflen : 0] = '\0';
     if (env_build(environ, &pol, selflen > 0 ? self : NULL, &envp, err) < 0)
+        goto out;
+    if (sc_build(&sco, &filters, err) < 0)
         goto out;
     if (vio_init(&vio, &pol, err) < 0)
         goto out;
@@ -249,20 +278,29 @@ static int run(struct cli *cli, struct nf_err *err)
                                        .max_connections = pol.max_connections,
                                        .violations = &vio };
 
-        if (px_server_new(&px, &loop, &pc, err) < 0)
+        if (px_server_new(&host.px, &loop, &pc, err) < 0)
             goto out;
     }
+    host.loop = &loop;
+    host.ocfg = (struct sc_observer_config){ .write_roots = plan.write_roots,
+                                             .n_write_roots = plan.n_write_roots,
+                                             .protected_paths = plan.protected_paths,
+                                             .n_protected = plan.n_protected,
+                                             .violations = &vio };
     sc.pol = &pol;
     sc.plan = &plan;
+    sc.filters = &filters;
     sc.argv = cli->argv;
     sc.envp = envp;
     sc.loop = &loop;
-    sc.hooks.on_fds = serve_endpoints;
-    sc.hooks.user = px;
+    sc.hooks.on_fds = serve_fds;
+    sc.hooks.user = &host;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);
 out:
-    px_server_free(px);
+    sc_observer_free(host.observer);
+    px_server_free(host.px);
+    sc_set_free(&filters);
     fs_placeholders_release(&ph);
     if (loop.epfd >= 0)
         ev_loop_close(&loop);

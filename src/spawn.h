@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "fs/plan.h"
+#include "seccomp/filters.h"
 #include "src/err.h"
 #include "src/loop.h"
 #include "src/policy.h"
@@ -41,6 +42,7 @@ struct spawn_hooks {
 struct spawn_config {
     const struct policy *pol;
     const struct fs_plan *plan;
+    const struct sc_set *filters; /* built on the host, loaded by the command */
     char **argv;
     char **envp;
     struct ev_loop *loop;

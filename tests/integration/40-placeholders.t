@@ -47,7 +47,7 @@ is "$(listing "$w")" "" "when both are done nothing is left"
 
 # Many runs at once, all ending at different times.
 for i in 1 2 3 4 5 6; do
-    "$NSFENCE" -- sh -c "sleep 0.$i; echo evil > .mcp.json 2>/dev/null; true" &
+    "$NSFENCE" -- sh -c "sleep 0.$i; echo evil > .mcp.json 2>/dev/null; true" 2>/dev/null &
 done
 wait
 ok $([ ! -s .mcp.json ] && echo 0 || echo 1) "six overlapping runs never unmask each other"

@@ -1,0 +1,322 @@
+#include "seccomp/filters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "src/util.h"
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+/* libseccomp 2.5.4 predates these: resolved by number where the name is
+ * unknown (the numbers are the same on x86-64 and arm64). */
+static const struct {
+    const char *name;
+    int nr;
+} late_syscalls[] = {
+    { "open_tree_attr", 467 }, { "fchmodat2", 452 },
+    { "mount_setattr", 442 },  { "clone3", 435 },
+    { "fsopen", 430 },         { "fsconfig", 431 },
+    { "fsmount", 432 },        { "fspick", 433 },
+    { "open_tree", 428 },      { "move_mount", 429 },
+    { "openat2", 437 },        { "io_uring_setup", 425 },
+    { "io_uring_enter", 426 }, { "io_uring_register", 427 },
+};
+
+static int sysnr(const char *name)
+{
+    int nr = seccomp_syscall_resolve_name(name);
+
+    if (nr != __NR_SCMP_ERROR)
+        return nr;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(late_syscalls); i++)
+        if (strcmp(late_syscalls[i].name, name) == 0)
+            return late_syscalls[i].nr;
+    return __NR_SCMP_ERROR;
+}
+
+const char *sc_filter_name(enum sc_filter f)
+{
+    switch (f) {
+    case SC_FILTER_OBSERVER:
+        return "write observer (USER_NOTIF, reports only)";
+    case SC_FILTER_UNIX:
+        return "unix sockets, vsock and io_uring";
+    case SC_FILTER_NAMESPACES:
+        return "namespaces and mounts";
+    case SC_FILTER_TTY:
+        return "terminal injection";
+    case SC_FILTER_COUNT:
+        break;
+    }
+    return "?";
+}
+
+static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
+                const struct scmp_arg_cmp *args, struct nf_err *err)
+{
+    int nr = sysnr(name);
+    int rc;
+
+    if (nr == __NR_SCMP_ERROR)
+        return 0; /* not on this architecture (open, creat... on arm64) */
+    rc = seccomp_rule_add_array(ctx, action, nr, n, args);
+    if (rc < 0)
+        return nf_err_set(err, -rc, "seccomp rule for %s: %s", name, strerror(-rc));
+    return 0;
+}
+
+/* (arg & 0xffffffff) == value: the upper half of the register cannot smuggle
+ * a value past the check (CVE-2019-10063 did that with TIOCSTI). */
+#define EQ32(i, v) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, 0xffffffffu, (v))
+#define BIT(i, b)  SCMP_CMP((i), SCMP_CMP_MASKED_EQ, (b), (b))
+
+static int build_unix(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    /* A unix socket reaches whatever listens on the host's file system and
+     * abstract namespace; a vsock reaches the hypervisor past the network
+     * namespace; io_uring can open sockets without socket(2). socketpair
+     * stays: it reaches nothing outside. */
+    struct scmp_arg_cmp unix_ = EQ32(0, AF_UNIX), vsock = EQ32(0, AF_VSOCK);
+
+    if (rule(ctx, eperm, "socket", 1, &unix_, err) < 0 ||
+        rule(ctx, eperm, "socket", 1, &vsock, err) < 0 ||
+        rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int build_namespaces(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    static const char *const refused[] = { "setns",      "mount",         "umount2",
+                                           "pivot_root", "open_tree",     "move_mount",
+                                           "fsopen",     "fsconfig",      "fsmount",
+                                           "fspick",     "mount_setattr", "open_tree_attr" };
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    /* In a new user namespace the command would hold every capability again
+     * and could mount over its own protections. */
+    struct scmp_arg_cmp newuser = BIT(0, CLONE_NEWUSER), newns = BIT(0, CLONE_NEWNS);
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(refused); i++)
+        if (rule(ctx, eperm, refused[i], 0, NULL, err) < 0)
+            return -1;
+    if (rule(ctx, eperm, "unshare", 1, &newuser, err) < 0 ||
+        rule(ctx, eperm, "unshare", 1, &newns, err) < 0 ||
+        rule(ctx, eperm, "clone", 1, &newuser, err) < 0 ||
+        rule(ctx, eperm, "clone", 1, &newns, err) < 0)
+        return -1;
+    /* clone3 passes its flags in memory the filter cannot read: ENOSYS makes
+     * libc fall back to clone, whose flags it can. */
+    return rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, err);
+}
+
+static int build_tty(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    /* TIOCSTI pushes keystrokes into the caller's terminal (CVE-2017-5226);
+     * TIOCLINUX can paste the console's selection. The terminal itself stays
+     * the command's: job control and interactive shells keep working. */
+    struct scmp_arg_cmp sti = EQ32(1, TIOCSTI), linux_ = EQ32(1, TIOCLINUX);
+
+    if (rule(ctx, eperm, "ioctl", 1, &sti, err) < 0 ||
+        rule(ctx, eperm, "ioctl", 1, &linux_, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int build_observer(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    static const char *const always[] = {
+        "openat2", "creat",    "truncate",  "unlink",  "unlinkat",  "rmdir",     "mkdir",
+        "mkdirat", "mknod",    "mknodat",   "symlink", "symlinkat", "link",      "linkat",
+        "rename",  "renameat", "renameat2", "chmod",   "fchmodat",  "fchmodat2", "chown",
+        "lchown",  "fchownat", "utime",     "utimes",  "utimensat",
+    };
+    static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
+    const uint32_t notify = SCMP_ACT_NOTIFY;
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(always); i++)
+        if (rule(ctx, notify, always[i], 0, NULL, err) < 0)
+            return -1;
+    /* open and openat only when the flags ask for writing: reads are free. */
+    for (size_t i = 0; i < NF_ARRAY_SIZE(write_bits); i++) {
+        struct scmp_arg_cmp at = BIT(2, write_bits[i]), plain = BIT(1, write_bits[i]);
+
+        if (rule(ctx, notify, "openat", 1, &at, err) < 0 ||
+            rule(ctx, notify, "open", 1, &plain, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static scmp_filter_ctx new_ctx(enum sc_filter f, struct nf_err *err)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int rc;
+
+    if (!ctx) {
+        nf_err_set(err, ENOMEM, "seccomp_init failed");
+        return NULL;
+    }
+    /* Another architecture's syscall numbers mean other syscalls: kill the
+     * whole process, not just the thread. libseccomp also sends x32 calls on
+     * x86-64 here. */
+    rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    if (rc == 0)
+        rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* we set no_new_privs ourselves */
+    if (rc == 0) {
+        switch (f) {
+        case SC_FILTER_OBSERVER:
+            rc = build_observer(ctx, err);
+            break;
+        case SC_FILTER_UNIX:
+            rc = build_unix(ctx, err);
+            break;
+        case SC_FILTER_NAMESPACES:
+            rc = build_namespaces(ctx, err);
+            break;
+        case SC_FILTER_TTY:
+            rc = build_tty(ctx, err);
+            break;
+        case SC_FILTER_COUNT:
+            rc = -EINVAL;
+            break;
+        }
+    } else {
+        nf_err_set(err, -rc, "seccomp_attr_set: %s", strerror(-rc));
+    }
+    if (rc < 0) {
+        if (!err->msg[0])
+            nf_err_set(err, EINVAL, "seccomp filter %s", sc_filter_name(f));
+        seccomp_release(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static size_t wanted(const struct sc_options *o, enum sc_filter *out)
+{
+    size_t n = 0;
+
+    if (o->observer)
+        out[n++] = SC_FILTER_OBSERVER;
+    if (o->unix_block)
+        out[n++] = SC_FILTER_UNIX;
+    out[n++] = SC_FILTER_NAMESPACES;
+    out[n++] = SC_FILTER_TTY;
+    return n;
+}
+
+int sc_build(const struct sc_options *o, struct sc_set *out, struct nf_err *err)
+{
+    enum sc_filter which[SC_FILTER_COUNT];
+    size_t n = wanted(o, which);
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        scmp_filter_ctx ctx = new_ctx(which[i], err);
+        int p[2];
+        ssize_t len;
+        struct sock_filter *insns;
+
+        if (!ctx)
+            goto fail;
+        if (pipe2(p, O_CLOEXEC) < 0) {
+            seccomp_release(ctx);
+            nf_err_sys(err, "pipe");
+            goto fail;
+        }
+        insns = malloc(BPF_MAXINSNS * sizeof(*insns));
+        len = -1;
+        if (insns && seccomp_export_bpf(ctx, p[1]) == 0) {
+            close(p[1]);
+            p[1] = -1;
+            len = read(p[0], insns, BPF_MAXINSNS * sizeof(*insns));
+        }
+        if (p[1] >= 0)
+            close(p[1]);
+        close(p[0]);
+        seccomp_release(ctx);
+        if (len <= 0 || len % (ssize_t)sizeof(*insns)) {
+            free(insns);
+            nf_err_set(err, EIO, "seccomp: cannot export the %s filter", sc_filter_name(which[i]));
+            goto fail;
+        }
+        out->progs[out->n].kind = which[i];
+        out->progs[out->n].insns = insns;
+        out->progs[out->n].len = (unsigned short)((size_t)len / sizeof(*insns));
+        out->n++;
+    }
+    return 0;
+fail:
+    sc_set_free(out);
+    return -1;
+}
+
+void sc_set_free(struct sc_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->progs[i].insns);
+    memset(s, 0, sizeof(*s));
+}
+
+int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err)
+{
+    enum sc_filter which[SC_FILTER_COUNT];
+    size_t n = wanted(o, which);
+
+    for (size_t i = 0; i < n; i++) {
+        scmp_filter_ctx ctx = new_ctx(which[i], err);
+        int rc;
+
+        if (!ctx)
+            return -1;
+        fprintf(out, "# seccomp filter %zu: %s\n", i + 1, sc_filter_name(which[i]));
+        fflush(out);
+        rc = seccomp_export_pfc(ctx, fileno(out));
+        seccomp_release(ctx);
+        if (rc < 0)
+            return nf_err_set(err, -rc, "seccomp_export_pfc: %s", strerror(-rc));
+    }
+    return 0;
+}
+
+int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, struct nf_err *err)
+{
+    *listener = -1;
+    why[0] = '\0';
+    for (size_t i = 0; i < s->n; i++) {
+        struct sock_fprog prog = { .len = s->progs[i].len, .filter = s->progs[i].insns };
+        bool notify = s->progs[i].kind == SC_FILTER_OBSERVER;
+        long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                          notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+
+        if (rc < 0) {
+            if (notify) {
+                /* The observer only reports: an old kernel, or a listener
+                 * already on this process tree (EBUSY), means running
+                 * without it. */
+                snprintf(why, whysz, "write observer unavailable (%s); running without it",
+                         strerror(errno));
+                continue;
+            }
+            return nf_err_sys(err, "seccomp: load the %s filter", sc_filter_name(s->progs[i].kind));
+        }
+        if (notify)
+            *listener = (int)rc;
+    }
+    return 0;
+}

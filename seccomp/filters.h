@@ -1,0 +1,52 @@
+/* The seccomp filters that close the holes the mounts and the namespaces
+ * leave, built once with libseccomp on the host side (explain prints them as
+ * PFC; run exports them as BPF) and installed in the command as the very
+ * last step before execve. Native architecture only: any other, and x32 on
+ * x86-64, kills the process. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "src/err.h"
+
+enum sc_filter {
+    SC_FILTER_OBSERVER,   /* USER_NOTIF on write-intent syscalls (reports only) */
+    SC_FILTER_UNIX,       /* socket(AF_UNIX | AF_VSOCK), io_uring → EPERM */
+    SC_FILTER_NAMESPACES, /* new user/mount namespaces, mounts, setns → EPERM; clone3 → ENOSYS */
+    SC_FILTER_TTY,        /* ioctl TIOCSTI, TIOCLINUX → EPERM */
+    SC_FILTER_COUNT,
+};
+
+struct sc_options {
+    bool unix_block; /* off with --allow-all-unix-sockets */
+    bool observer;   /* off with --no-monitor */
+};
+
+struct sc_program {
+    enum sc_filter kind;
+    struct sock_filter *insns;
+    unsigned short len;
+};
+
+struct sc_set {
+    struct sc_program progs[SC_FILTER_COUNT];
+    size_t n;
+};
+
+const char *sc_filter_name(enum sc_filter f);
+
+/* Compile the filters the options ask for. */
+int sc_build(const struct sc_options *o, struct sc_set *out, struct nf_err *err);
+void sc_set_free(struct sc_set *s);
+
+/* libseccomp's PFC text of each filter, with a header line per filter. */
+int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err);
+
+/* In the command, after capabilities are dropped and no_new_privs is set:
+ * load every program. *listener gets the observer's notification fd, or -1
+ * when the observer could not be installed (then *why says so); the
+ * enforcing filters never fail open: their failure is an error. */
+int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, struct nf_err *err);

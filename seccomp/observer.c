@@ -1,0 +1,275 @@
+#include "seccomp/observer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "src/log.h"
+#include "src/policy.h"
+#include "src/util.h"
+
+/* Where each trapped syscall keeps its paths: the dirfd argument (-1: the
+ * path is absolute or relative to the cwd) and the path argument, for up to
+ * two paths (rename and friends change both). */
+struct sys_paths {
+    const char *name;
+    signed char dirfd[2];
+    signed char path[2];
+};
+
+static const struct sys_paths table[] = {
+    { "open", { -1, -1 }, { 0, -1 } },     { "openat", { 0, -1 }, { 1, -1 } },
+    { "openat2", { 0, -1 }, { 1, -1 } },   { "creat", { -1, -1 }, { 0, -1 } },
+    { "truncate", { -1, -1 }, { 0, -1 } }, { "unlink", { -1, -1 }, { 0, -1 } },
+    { "unlinkat", { 0, -1 }, { 1, -1 } },  { "rmdir", { -1, -1 }, { 0, -1 } },
+    { "mkdir", { -1, -1 }, { 0, -1 } },    { "mkdirat", { 0, -1 }, { 1, -1 } },
+    { "mknod", { -1, -1 }, { 0, -1 } },    { "mknodat", { 0, -1 }, { 1, -1 } },
+    { "symlink", { -1, -1 }, { 1, -1 } },  { "symlinkat", { 1, -1 }, { 2, -1 } },
+    { "link", { -1, -1 }, { 1, -1 } },     { "linkat", { 2, -1 }, { 3, -1 } },
+    { "rename", { -1, -1 }, { 0, 1 } },    { "renameat", { 0, 2 }, { 1, 3 } },
+    { "renameat2", { 0, 2 }, { 1, 3 } },   { "chmod", { -1, -1 }, { 0, -1 } },
+    { "fchmodat", { 0, -1 }, { 1, -1 } },  { "fchmodat2", { 0, -1 }, { 1, -1 } },
+    { "chown", { -1, -1 }, { 0, -1 } },    { "lchown", { -1, -1 }, { 0, -1 } },
+    { "fchownat", { 0, -1 }, { 1, -1 } },  { "utime", { -1, -1 }, { 0, -1 } },
+    { "utimes", { -1, -1 }, { 0, -1 } },   { "utimensat", { 0, -1 }, { 1, -1 } },
+};
+
+struct known {
+    int nr;
+    const struct sys_paths *sp;
+};
+
+struct sc_observer {
+    struct ev_io io;
+    struct ev_loop *loop;
+    struct sc_observer_config cfg;
+    struct seccomp_notif *req;
+    struct seccomp_notif_resp *resp;
+    struct known known[NF_ARRAY_SIZE(table)];
+    size_t n_known;
+};
+
+int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz)
+{
+    struct nf_err ignored;
+
+    if (rel[0] == '/')
+        return pol_path_normalize(rel, "/", NULL, out, outsz, &ignored);
+    if (!base || base[0] != '/')
+        return -1;
+    if (rel[0] == '\0')
+        return pol_path_normalize(base, "/", NULL, out, outsz, &ignored);
+    return pol_path_normalize(rel, base, NULL, out, outsz, &ignored);
+}
+
+/* What the sandbox lets the command write besides its write roots: the
+ * private /tmp and the harmless /dev nodes (so `> /dev/null` is never
+ * reported), and its own file descriptors. */
+static bool always_writable(const char *p)
+{
+    static const char *const exact[] = { "/dev/null",    "/dev/zero",  "/dev/full", "/dev/random",
+                                         "/dev/urandom", "/dev/tty",   "/dev/ptmx", "/dev/stdin",
+                                         "/dev/stdout",  "/dev/stderr" };
+    static const char *const under[] = { "/tmp",    "/dev/pts",      "/dev/shm",
+                                         "/dev/fd", "/proc/self/fd", "/proc/thread-self/fd" };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(exact); i++)
+        if (strcmp(p, exact[i]) == 0)
+            return true;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(under); i++)
+        if (pol_path_within(p, under[i]) && strcmp(p, under[i]) != 0)
+            return true;
+    return false;
+}
+
+enum sc_verdict sc_classify(const struct sc_observer_config *cfg, const char *abs)
+{
+    for (size_t i = 0; i < cfg->n_protected; i++)
+        if (pol_path_within(abs, cfg->protected_paths[i]))
+            return SC_PROTECTED;
+    for (size_t i = 0; i < cfg->n_write_roots; i++)
+        if (pol_path_within(abs, cfg->write_roots[i]))
+            return SC_ALLOWED;
+    return always_writable(abs) ? SC_ALLOWED : SC_OUTSIDE;
+}
+
+/* A NUL-terminated string from the command's memory, read page by page
+ * (the string may end just before an unmapped page). */
+static int read_string(pid_t pid, uint64_t addr, char *out, size_t outsz)
+{
+    size_t got = 0;
+
+    if (addr == 0)
+        return -1;
+    while (got + 1 < outsz) {
+        size_t page = 4096 - ((addr + got) & 4095);
+        size_t want = page < outsz - 1 - got ? page : outsz - 1 - got;
+        struct iovec local = { .iov_base = out + got, .iov_len = want };
+        struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + got), .iov_len = want };
+        ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        char *nul;
+
+        if (n <= 0)
+            return -1;
+        nul = memchr(out + got, '\0', (size_t)n);
+        if (nul)
+            return 0;
+        got += (size_t)n;
+    }
+    out[outsz - 1] = '\0';
+    return -1; /* longer than PATH_MAX: not a path the kernel would take */
+}
+
+static int proc_link(pid_t pid, const char *what, char *out, size_t outsz)
+{
+    char link[64];
+    ssize_t n;
+
+    snprintf(link, sizeof(link), "/proc/%d/%s", pid, what);
+    n = readlink(link, out, outsz - 1);
+    if (n < 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/* The absolute path of path argument i of the trapped call, or -1. */
+static int path_of(struct sc_observer *o, const struct sys_paths *sp, int i, char *out,
+                   size_t outsz)
+{
+    const struct seccomp_notif *r = o->req;
+    char path[PATH_MAX], base[PATH_MAX];
+    int dirfd = sp->dirfd[i] >= 0 ? (int)r->data.args[sp->dirfd[i]] : AT_FDCWD;
+
+    if (read_string((pid_t)r->pid, r->data.args[sp->path[i]], path, sizeof(path)) < 0) {
+        /* utimensat(fd, NULL, ...) and AT_EMPTY_PATH act on the fd itself */
+        if (r->data.args[sp->path[i]] != 0)
+            return -1;
+        path[0] = '\0';
+    }
+    if (path[0] != '/') {
+        char what[32];
+
+        if (dirfd == AT_FDCWD)
+            snprintf(what, sizeof(what), "cwd");
+        else
+            snprintf(what, sizeof(what), "fd/%d", dirfd);
+        if (proc_link((pid_t)r->pid, what, base, sizeof(base)) < 0 || base[0] != '/')
+            return -1; /* a pipe, a socket, anon_inode: not a path */
+    } else {
+        base[0] = '\0';
+    }
+    return sc_path_resolve(base, path, out, outsz);
+}
+
+static void handle(struct sc_observer *o)
+{
+    const struct sys_paths *sp = NULL;
+    char paths[2][PATH_MAX];
+    bool have[2] = { false, false };
+
+    memset(o->req, 0, sizeof(*o->req));
+    if (seccomp_notify_receive(o->io.fd, o->req) < 0)
+        return; /* the caller died meanwhile */
+    for (size_t i = 0; i < o->n_known; i++)
+        if (o->known[i].nr == o->req->data.nr)
+            sp = o->known[i].sp;
+    for (int i = 0; sp && i < 2; i++)
+        if (sp->path[i] >= 0)
+            have[i] = path_of(o, sp, i, paths[i], sizeof(paths[i])) == 0;
+    /* The paths are read while the caller is stopped in the syscall; only
+     * now, if the notification is still live, is it let go: a short-lived
+     * command cannot exit before its path is read. */
+    if (seccomp_notify_id_valid(o->io.fd, o->req->id) != 0)
+        return;
+    memset(o->resp, 0, sizeof(*o->resp));
+    o->resp->id = o->req->id;
+    o->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    (void)seccomp_notify_respond(o->io.fd, o->resp);
+    for (int i = 0; sp && i < 2; i++) {
+        enum sc_verdict v;
+
+        if (!have[i])
+            continue;
+        v = sc_classify(&o->cfg, paths[i]);
+        if (v != SC_ALLOWED)
+            vio_add_file(o->cfg.violations, sp->name, paths[i],
+                         v == SC_PROTECTED ? "a protected path" : "outside the write roots",
+                         (pid_t)o->req->pid);
+    }
+}
+
+static void on_ready(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
+{
+    struct sc_observer *o = container_of(io, struct sc_observer, io);
+
+    if (revents & EPOLLIN) {
+        handle(o);
+        return;
+    }
+    if (revents & (EPOLLHUP | EPOLLERR)) {
+        /* Every process under the filter is gone. */
+        ev_io_stop(loop, io);
+        close(io->fd);
+        io->fd = -1;
+    }
+}
+
+int sc_observer_new(struct sc_observer **out, struct ev_loop *loop, int listener,
+                    const struct sc_observer_config *cfg, struct nf_err *err)
+{
+    struct sc_observer *o = calloc(1, sizeof(*o));
+
+    if (!o) {
+        close(listener);
+        return nf_err_sys(err, "out of memory");
+    }
+    o->loop = loop;
+    o->cfg = *cfg;
+    o->io.fd = listener;
+    o->io.cb = on_ready;
+    if (seccomp_notify_alloc(&o->req, &o->resp) < 0) {
+        close(listener);
+        free(o);
+        return nf_err_set(err, ENOMEM, "seccomp_notify_alloc failed");
+    }
+    for (size_t i = 0; i < NF_ARRAY_SIZE(table); i++) {
+        int nr = seccomp_syscall_resolve_name(table[i].name);
+
+        if (nr == __NR_SCMP_ERROR && strcmp(table[i].name, "fchmodat2") == 0)
+            nr = 452; /* newer than libseccomp 2.5's table on some builds */
+        if (nr == __NR_SCMP_ERROR)
+            continue;
+        o->known[o->n_known].nr = nr;
+        o->known[o->n_known].sp = &table[i];
+        o->n_known++;
+    }
+    if (ev_io_start(loop, &o->io, EPOLLIN) < 0) {
+        int e = errno;
+
+        sc_observer_free(o);
+        errno = e;
+        return nf_err_sys(err, "epoll_ctl observer");
+    }
+    *out = o;
+    return 0;
+}
+
+void sc_observer_free(struct sc_observer *o)
+{
+    if (!o)
+        return;
+    if (o->io.fd >= 0) {
+        ev_io_stop(o->loop, &o->io);
+        close(o->io.fd);
+    }
+    seccomp_notify_free(o->req, o->resp);
+    free(o);
+}

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Seccomp: the holes the mounts and the namespaces leave are closed (exact
+# errnos), init cannot be touched, the terminal cannot be injected into, and
+# the write observer reports what was refused.
+. "$(dirname "$0")/lib.sh"
+
+try="$NF_HELPERS/trysys"
+d=$(nf_tmpdir)
+cd "$d"
+
+expect_all() { # expect_all "name errno" ...  (one run, every line checked)
+    local names=() want=""
+    for pair in "$@"; do
+        names+=("${pair%% *}")
+        want="$want$pair"$'\n'
+    done
+    nsf -- "$try" "${names[@]}"
+    is "$OUT"$'\n' "$want" "$1 ... ${!#}: exact results"
+}
+
+expect_all "unix EPERM" "unix-highbits EPERM" "vsock EPERM" "io_uring_setup EPERM" \
+    "io_uring_enter EPERM" "io_uring_register EPERM" "inet ok" "socketpair ok"
+expect_all "unshare-user EPERM" "unshare-mount EPERM" "clone-newuser EPERM" "clone3 ENOSYS" \
+    "mount EPERM" "umount-proc EPERM" "setns EPERM" "pivot_root EPERM" "open_tree EPERM" \
+    "move_mount EPERM" "fsopen EPERM" "fsconfig EPERM" "fsmount EPERM" "fspick EPERM" \
+    "mount_setattr EPERM" "open_tree_attr EPERM" "fork ok" "vfork ok" "thread ok"
+expect_all "tiocsti EPERM" "tiocsti-highbits EPERM" "tioclinux EPERM"
+expect_all "ptrace-init EPERM" "procmem-init EACCES"
+nsf -- "$try" kill-init stop-init
+is "$OUT" "kill-init ok
+stop-init state S" "SIGKILL and SIGSTOP from the command leave init running"
+
+nsf -- "$try" inet x32
+is "$RC" 159 "an x32 syscall kills the process (SIGSYS, 128+31)"
+is "$OUT" "inet ok" "the command ran before its x32 call"
+
+nsf --allow-all-unix-sockets -- "$try" unix unshare-user
+is "$OUT" "unix ok
+unshare-user EPERM" "--allow-all-unix-sockets drops only the unix-socket filter"
+nsf -v --allow-all-unix-sockets -- true
+like "$ERR" 'allow-all-unix-sockets: no unix-socket' "and says so under -v"
+
+nsf explain -- true
+like "$OUT" 'seccomp filter 1: write observer' "explain prints the observer filter"
+like "$OUT" 'if \(\$syscall == 467\)' "open_tree_attr (467) is in the program though libseccomp 2.5.4 does not name it"
+like "$OUT" 'action KILL_PROCESS' "a foreign architecture kills the process"
+pfc=$(printf '%s\n' "$OUT" | sed -n '/^seccomp filters/,/^command:/p' | sed '1d;$d')
+golden="$NF_TOP/tests/golden/filters-$(uname -m).pfc"
+if [ -f "$golden" ]; then
+    is "$pfc" "$(cat "$golden")" "the filters are exactly the golden PFC ($(basename "$golden"))"
+else
+    fail "no golden PFC for $(uname -m)"
+fi
+
+# --- TIOCSTI on a real terminal --------------------------------------------------
+# A command on the caller's pty pushes "echo INJECTED" at the terminal's input;
+# whatever reads the terminal next (here head, after nsfence exits) must see
+# nothing. The same push from outside the sandbox shows the check can fail.
+if command -v script >/dev/null && [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ]; then
+    reader='timeout 1 head -c 13 < /dev/tty | od -An -c | tr -d " \n"'
+    outside=$(script -qec "$try tiocsti-inject >/dev/null 2>&1; $reader" /dev/null 2>/dev/null)
+    like "$outside" 'INJECTED' "control: outside the sandbox, TIOCSTI reaches the terminal's reader"
+    inside=$(script -qec "$NSFENCE -- $try tiocsti-inject; $reader" /dev/null 2>/dev/null)
+    like "$inside" 'tiocsti-inject EPERM' "inside, TIOCSTI fails with EPERM"
+    unlike "$inside" 'INJECTED' "and nothing reaches the terminal's reader"
+    inside=$(script -qec "$NSFENCE -- sh -c '[ -t 0 ] && : >/dev/tty && echo has-tty'" /dev/null 2>/dev/null)
+    like "$inside" 'has-tty' "the command keeps its terminal"
+else
+    fail "TIOCSTI test needs script(1) and dev.tty.legacy_tiocsti=1"
+fi
+nsf --new-session -- sh -c 'ps -o sid= -p $$ | tr -d " "; echo $$'
+is "$(printf '%s' "$OUT" | sort -u | wc -l)" 1 "--new-session makes the command its own session leader"
+
+# --- the write observer ------------------------------------------------------------
+mkdir -p outside-root
+nsf -- sh -c 'echo ran; echo x > /etc/nsfence-observer-test'
+is "$OUT" "ran" "the command ran (observer)"
+like "$ERR" '^sh: 1: cannot create /etc/nsfence-observer-test: Read-only file system
+<sandbox_violations>
+deny openat /etc/nsfence-observer-test
+</sandbox_violations>$' "a write outside the write roots gives exactly one deny openat line"
+nsf -- sh -c 'echo x > .bashrc'
+is "$(printf '%s\n' "$ERR" | grep -c '^deny ')" 1 "a write to .bashrc gives one line"
+like "$ERR" "deny openat $d/.bashrc" "naming the protected file"
+nsf -- sh -c 'echo ok > allowed.txt; mkdir adir; mv allowed.txt adir/; rm -r adir; echo y > /dev/null; echo z > /tmp/t; cat /etc/passwd > /dev/null; ls / >/dev/null'
+is "$ERR" "" "allowed writes and reads produce no report"
+nsf -- sh -c 'mv /etc/hostname /etc/hostname.x 2>/dev/null; true'
+like "$ERR" 'deny (rename|renameat|renameat2) /etc/hostname
+deny (rename|renameat|renameat2) /etc/hostname.x' "a rename reports both paths"
+nsf --no-monitor -- sh -c 'echo x > /etc/nsfence-observer-test'
+unlike "$ERR" 'sandbox_violations' "--no-monitor reports nothing"
+nsf --violations "$d/v.jsonl" --allow-domain allowed.invalid -- sh -c 'echo x > /etc/a; touch /etc/b; curl -s -o /dev/null http://denied.invalid/ || true'
+ok $(python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+kinds = sorted((r["kind"], r.get("syscall") or r.get("host"), r.get("path")) for r in rows)
+assert all("time" in r and "reason" in r and "pid" in r for r in rows), rows
+assert ("file", "openat", "/etc/a") in kinds and ("network", "denied.invalid", None) in kinds, kinds
+' "$d/v.jsonl" && echo 0 || echo 1) "--violations writes JSON lines with time, kind, syscall or host, path, reason, pid"
+printf '[monitor]\nignore = /etc/ignored\n' > "$d/ign.ini"
+nsf --config "$d/ign.ini" -- sh -c 'echo x > /etc/ignored-file; echo x > /etc/reported-file'
+unlike "$ERR" 'deny openat /etc/ignored-file' "[monitor] ignore suppresses matching lines"
+like "$ERR" 'deny openat /etc/reported-file' "and keeps the others"
+nsf -- sh -c 'for i in $(seq 1100); do echo > /etc/v$i; done 2>/dev/null; true'
+is "$(printf '%s\n' "$ERR" | grep -c '^deny ')" 1000 "at most 1,000 violations are listed"
+like "$ERR" '\.\.\. 100 more not shown' "and the rest are counted"
+nsf -- sh -c 'for i in 1 2 3; do echo > /etc/same; done 2>/dev/null; true'
+is "$(printf '%s\n' "$ERR" | grep -c '^deny ')" 1 "repeated violations are listed once"
+
+done_testing
