@@ -626,6 +626,17 @@ static void start_resolve(struct conn *c)
         return;
     }
     c->state = CS_RESOLVING;
+    /* c-ares reads resolv.conf and opens sockets: only once a name needs it,
+     * not for every sandboxed command that never touches the network. */
+    if (!c->s->resolver) {
+        struct nf_err e = { 0 };
+
+        if (px_resolver_new(&c->s->resolver, c->s->loop, &e) < 0) {
+            log_warn("proxy: %s", e.msg);
+            upstream_failed(c);
+            return;
+        }
+    }
     c->req = px_resolve(c->s->resolver, c->via_parent ? p->host : c->host, on_resolved, c);
     if (!c->req)
         upstream_failed(c);
@@ -1359,10 +1370,6 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
     s->loop = loop;
     s->cfg = *cfg;
     s->retry_accept.cb = on_retry_accept;
-    if (px_resolver_new(&s->resolver, loop, err) < 0) {
-        free(s);
-        return -1;
-    }
     *out = s;
     return 0;
 }

@@ -23,6 +23,18 @@ extern sigset_t spawn_orig_mask;
 /* What init forwards to the command, plus SIGCHLD, which it waits for. */
 static const int init_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
 
+/* Close every descriptor from 3 up but a and b. */
+static int close_all_but(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+
+    if (lo > 3 && nf_close_range(3, (unsigned)lo - 1, 0) < 0)
+        return -1;
+    if (hi > lo + 1 && nf_close_range((unsigned)lo + 1, (unsigned)hi - 1, 0) < 0)
+        return -1;
+    return nf_close_range((unsigned)hi + 1, ~0U, 0);
+}
+
 static void noop(int sig)
 {
     (void)sig;
@@ -89,18 +101,26 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     _exit(code == ENOENT ? 127 : 126);
 }
 
-static _Noreturn void exit_like(int status)
+/* The command is gone: everything else in the sandbox goes too, now, then
+ * the host side hears the status from us before we exit. Our own exit
+ * (tearing down the namespaces, mounts and all) then overlaps with the host
+ * side's teardown instead of delaying it. */
+static _Noreturn void finish(int status, int status_fd)
 {
-    if (WIFEXITED(status))
-        _exit(WEXITSTATUS(status));
-    _exit(128 + WTERMSIG(status));
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    unsigned char byte = (unsigned char)code;
+
+    (void)kill(-1, SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+        ;
+    (void)!write(status_fd, &byte, 1);
+    _exit(code);
 }
 
 /* PID 1: reap everything, forward to the command the signals that come from
  * outside the sandbox (a sender inside has a pid here, one outside has 0),
- * and exit with the command's status; the kernel then kills what is left in
- * the namespace. */
-static _Noreturn void init_loop(pid_t cmd, const sigset_t *set)
+ * and exit with the command's status. */
+static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
 {
     for (;;) {
         siginfo_t si;
@@ -114,7 +134,7 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set)
 
             while ((p = waitpid(-1, &status, WNOHANG)) > 0)
                 if (p == cmd)
-                    exit_like(status);
+                    finish(status, status_fd);
             continue;
         }
         if (si.si_pid == 0)
@@ -122,7 +142,7 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set)
     }
 }
 
-_Noreturn void init_main(struct spawn_config *cfg, int sync)
+_Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
 {
     struct nf_err err = { 0 };
     struct sync_msg m;
@@ -144,8 +164,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync)
     if (recv(sync, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
         _exit(125);
     /* Inherited descriptors (locks, the event loop) are not ours to keep. */
-    if ((sync > 3 && nf_close_range(3, (unsigned)sync - 1, 0) < 0) ||
-        nf_close_range((unsigned)sync + 1, ~0U, 0) < 0) {
+    if (close_all_but(sync, status_fd) < 0) {
         nf_err_sys(&err, "close_range");
         sync_fail(sync, &err);
     }
@@ -201,5 +220,5 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync)
     if (cmd == 0)
         command_main(cfg, sync, saved);
     close(sync);
-    init_loop(cmd, &set);
+    init_loop(cmd, &set, status_fd);
 }

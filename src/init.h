@@ -4,4 +4,6 @@
 
 #include "src/spawn.h"
 
-_Noreturn void init_main(struct spawn_config *cfg, int sync_fd);
+/* sync_fd: the sync socket; status_fd: where init writes the command's final
+ * status (one byte) once everything else in the sandbox is dead. */
+_Noreturn void init_main(struct spawn_config *cfg, int sync_fd, int status_fd);

@@ -147,6 +147,7 @@ enum phase {
 struct run {
     struct spawn_config *cfg;
     pid_t pid;
+    struct ev_io done; /* init's one byte: the command's status */
     struct ev_io sync;
     struct ev_io sig;
     struct ev_io exit;
@@ -242,6 +243,24 @@ static void on_signal(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
     }
 }
 
+static void on_status(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
+{
+    struct run *r = container_of(io, struct run, done);
+    unsigned char byte;
+
+    (void)revents;
+    if (read(io->fd, &byte, 1) != 1) {
+        /* init died without a word: its exit status will say how */
+        ev_io_stop(loop, io);
+        close(io->fd);
+        io->fd = -1;
+        return;
+    }
+    r->phase = PHASE_EXITED;
+    r->status = byte;
+    ev_stop(loop);
+}
+
 static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
 {
     struct run *r = container_of(io, struct run, exit);
@@ -260,7 +279,9 @@ static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t reven
 
 int spawn_run(struct spawn_config *cfg, struct nf_err *err)
 {
-    struct run r = { .cfg = cfg, .sync.fd = -1, .sig.fd = -1, .exit.fd = -1, .status = 125 };
+    struct run r = {
+        .cfg = cfg, .sync.fd = -1, .sig.fd = -1, .exit.fd = -1, .done.fd = -1, .status = 125
+    };
     struct ev_loop *loop = cfg->loop;
     sigset_t set;
     int sv[2];
@@ -268,8 +289,17 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
     struct sync_msg go = { .kind = SYNC_GO };
     pid_t pid;
 
+    int status_pipe[2];
+
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return nf_err_sys(err, "socketpair");
+    if (pipe2(status_pipe, O_CLOEXEC) < 0) {
+        nf_err_sys(err, "pipe");
+        close(sv[0]);
+        close(sv[1]);
+        return 125;
+    }
+    r.done.fd = status_pipe[0];
     sigemptyset(&set);
     for (size_t i = 0; i < NF_ARRAY_SIZE(host_signals); i++)
         sigaddset(&set, host_signals[i]);
@@ -286,9 +316,12 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
     }
     if (pid == 0) {
         close(sv[0]);
-        init_main(cfg, sv[1]);
+        close(status_pipe[0]);
+        init_main(cfg, sv[1], status_pipe[1]);
     }
     close(sv[1]);
+    close(status_pipe[1]);
+    status_pipe[1] = -1;
     sv[1] = -1;
     r.pid = pid;
     r.exit.fd = pidfd;
@@ -311,8 +344,9 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
     r.sync.cb = on_sync;
     r.sig.cb = on_signal;
     r.exit.cb = on_exit_ready;
+    r.done.cb = on_status;
     if (ev_io_start(loop, &r.sync, EPOLLIN) < 0 || ev_io_start(loop, &r.sig, EPOLLIN) < 0 ||
-        ev_io_start(loop, &r.exit, EPOLLIN) < 0) {
+        ev_io_start(loop, &r.exit, EPOLLIN) < 0 || ev_io_start(loop, &r.done, EPOLLIN) < 0) {
         nf_err_sys(err, "epoll_ctl");
         goto fail_child;
     }
@@ -324,6 +358,10 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
     cfg->times[STAGE_EXITED] = sync_now_us();
     ev_io_stop(loop, &r.sig);
     ev_io_stop(loop, &r.exit);
+    if (r.done.fd >= 0) {
+        ev_io_stop(loop, &r.done);
+        close(r.done.fd);
+    }
     if (r.sync.fd >= 0) {
         ev_io_stop(loop, &r.sync);
         close(r.sync.fd);
@@ -350,6 +388,10 @@ fail_child:
     if (r.exit.fd >= 0)
         close(r.exit.fd);
 fail_early:
+    if (r.done.fd >= 0)
+        close(r.done.fd);
+    if (status_pipe[1] >= 0)
+        close(status_pipe[1]);
     if (r.sig.fd >= 0)
         close(r.sig.fd);
     if (sv[0] >= 0)
