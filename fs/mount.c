@@ -16,10 +16,7 @@
 #define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 #define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
-struct exec {
-    int root;    /* the new root, attached under the scratch tmpfs */
-    int scratch; /* the scratch tmpfs: mount point for the root, the empty file */
-};
+#define exec fs_exec
 
 /* Destinations are resolved inside the new root and never through a symlink
  * (a planted link must not carry a mount onto the host: bubblewrap
@@ -322,26 +319,25 @@ static int run_op(struct exec *x, const struct fs_op *op, int proc, struct nf_er
     return nf_err_set(err, EINVAL, "unknown mount operation");
 }
 
-int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
+static void exec_close(struct exec *x)
 {
-    struct exec x = { .root = -1, .scratch = -1 };
-    _cleanup_close_ int proc = -1;
-    int rc = -1;
+    if (x->root >= 0)
+        close(x->root);
+    if (x->scratch >= 0)
+        close(x->scratch);
+    if (x->proc >= 0)
+        close(x->proc);
+    x->root = x->scratch = x->proc = -1;
+}
 
-    /* Nothing we mount may propagate back to the host, and nothing the host
-     * mounts later may appear unprotected inside. */
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return nf_err_sys(err, "make / private");
-    /* procfs must be created while the host's /proc is still visible
-     * (the kernel refuses a new proc where none is fully visible). */
-    proc = new_proc(err);
-    if (proc < 0)
-        return -1;
-    if (setup_scratch(&x, plan->needs_empty_file, err) < 0)
-        goto out;
-    for (size_t i = 0; i < plan->n; i++) {
-        const struct fs_op *op = &plan->ops[i];
+static int run_until(const struct fs_plan *plan, struct exec *x, bool stop_at_placeholder,
+                     struct nf_err *err)
+{
+    for (; x->next < plan->n; x->next++) {
+        const struct fs_op *op = &plan->ops[x->next];
 
+        if (stop_at_placeholder && op->ph != FS_PH_NONE)
+            return 0;
         if (op->skip)
             continue;
         if (log_verbose_enabled) {
@@ -350,12 +346,39 @@ int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
             fs_op_format(op, line, sizeof(line));
             log_verbose("mount: %s", line);
         }
-        if (run_op(&x, op, proc, err) < 0)
-            goto out;
+        if (run_op(x, op, x->proc, err) < 0)
+            return -1;
     }
+    return 0;
+}
+
+int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err)
+{
+    *x = (struct exec){ .root = -1, .scratch = -1, .proc = -1 };
+    /* Nothing we mount may propagate back to the host, and nothing the host
+     * mounts later may appear unprotected inside. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return nf_err_sys(err, "make / private");
+    /* procfs must be created while the host's /proc is still visible
+     * (the kernel refuses a new proc where none is fully visible). */
+    x->proc = new_proc(err);
+    if (x->proc < 0 || setup_scratch(x, plan->needs_empty_file, err) < 0 ||
+        run_until(plan, x, true, err) < 0) {
+        exec_close(x);
+        return -1;
+    }
+    return 0;
+}
+
+int fs_exec_finish(const struct fs_plan *plan, struct exec *x, struct nf_err *err)
+{
+    int rc = -1;
+
+    if (run_until(plan, x, false, err) < 0)
+        goto out;
     /* Pivot into the new root and detach the old one with the scratch
      * space: nothing inside can name them afterwards. */
-    if (fchdir(x.root) < 0)
+    if (fchdir(x->root) < 0)
         goto sys;
     if (nf_pivot_root(".", ".") < 0) {
         nf_err_sys(err, "pivot_root");
@@ -372,9 +395,15 @@ int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
 sys:
     nf_err_sys(err, "enter new root");
 out:
-    if (x.root >= 0)
-        close(x.root);
-    if (x.scratch >= 0)
-        close(x.scratch);
+    exec_close(x);
     return rc;
+}
+
+int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
+{
+    struct exec x;
+
+    if (fs_exec_begin(plan, &x, err) < 0)
+        return -1;
+    return fs_exec_finish(plan, &x, err);
 }

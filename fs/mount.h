@@ -5,9 +5,25 @@
 #include "fs/plan.h"
 #include "src/err.h"
 
-/* Build the new root from the plan and pivot into it: afterwards "/" is the
- * sandbox's root and no path reaches the host's root or the scratch space.
- * verbose: log each op as it runs. */
+/* The executor's state between its two halves. */
+struct fs_exec {
+    int root;    /* the new root, attached under the scratch tmpfs */
+    int scratch; /* the scratch tmpfs: mount point for the root, the empty file */
+    int proc;    /* the new procfs, made while the host's /proc is visible */
+    size_t next; /* the first op not run yet */
+};
+
+/* First half: the ops that need nothing from the host side (the root, pins,
+ * /dev, /proc, ...), up to the first placeholder, which the host side may
+ * still be making. */
+int fs_exec_begin(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
+
+/* Second half: the rest (ops marked skip are not run), then pivot into the
+ * new root: afterwards "/" is the sandbox's root and no path reaches the
+ * host's root or the scratch space. Closes x's descriptors either way. */
+int fs_exec_finish(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
+
+/* Both halves, for callers with nothing to overlap. */
 int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err);
 
 /* Used by the executor for FS_OP_DEV (fs/dev.c): populate the /dev at the

@@ -608,11 +608,20 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
     return 0;
 }
 
+static int add_pseudo(struct fs_plan *plan, struct nf_err *err)
+{
+    if (plan_add(plan, FS_OP_DEV, NULL, "/dev", FS_PH_NONE, false, "minimal /dev", err) < 0 ||
+        plan_add(plan, FS_OP_PROC, NULL, "/proc", FS_PH_NONE, false, "sandbox /proc", err) < 0)
+        return -1;
+    return 0;
+}
+
 int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err *err)
 {
     struct rules r = { 0 };
     struct fs_plan body = { 0 };
     struct fs_plan pins = { 0 };
+    bool pseudo_last = false;
     int rc = -1;
 
     memset(plan, 0, sizeof(*plan));
@@ -636,6 +645,14 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
         if (plan_add(plan, FS_OP_PIN, pins.ops[i].src, pins.ops[i].dst, FS_PH_NONE, false,
                      pins.ops[i].why, err) < 0)
             goto out;
+    /* /dev and /proc early, unless a write root is / itself (its bind would
+     * cover them): everything up to the first placeholder can be built
+     * while the host side is still making the placeholders. */
+    for (size_t i = 0; i < body.n; i++)
+        if (strcmp(body.ops[i].dst, "/") == 0)
+            pseudo_last = true;
+    if (!pseudo_last && add_pseudo(plan, err) < 0)
+        goto out;
     for (size_t i = 0; i < body.n; i++) {
         const struct fs_op *o = &body.ops[i];
 
@@ -655,8 +672,7 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     plan->protected_paths = steal_pointer(&body.protected_paths);
     plan->n_protected = body.n_protected;
     body.n_protected = 0;
-    if (plan_add(plan, FS_OP_DEV, NULL, "/dev", FS_PH_NONE, false, "minimal /dev", err) < 0 ||
-        plan_add(plan, FS_OP_PROC, NULL, "/proc", FS_PH_NONE, false, "sandbox /proc", err) < 0)
+    if (pseudo_last && add_pseudo(plan, err) < 0)
         goto out;
     rc = 0;
 out:

@@ -23,6 +23,24 @@ extern sigset_t spawn_orig_mask;
 /* What init forwards to the command, plus SIGCHLD, which it waits for. */
 static const int init_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
 
+/* What the host side prepared: skip the placeholders it could not make, and
+ * the filters, read in place from the shared memory. */
+static void take_prepared(struct spawn_config *cfg, struct sc_set *filters)
+{
+    struct spawn_shared *sh = cfg->shared;
+    struct fs_plan *plan = (struct fs_plan *)cfg->plan;
+
+    for (size_t i = 0; i < plan->n && i < sh->n_ops; i++)
+        plan->ops[i].skip = sh->data[i];
+    filters->n = 0;
+    for (uint32_t i = 0; i < sh->n_progs && i < SC_FILTER_COUNT; i++) {
+        filters->progs[i].kind = (enum sc_filter)sh->progs[i].kind;
+        filters->progs[i].len = (unsigned short)sh->progs[i].len;
+        filters->progs[i].insns = (struct sock_filter *)(sh->data + sh->progs[i].off);
+        filters->n++;
+    }
+}
+
 /* Close every descriptor from 3 up but a and b. */
 static int close_all_but(int a, int b)
 {
@@ -41,7 +59,7 @@ static void noop(int sig)
 }
 
 static _Noreturn void command_main(struct spawn_config *cfg, int sync,
-                                   const struct sigaction *saved)
+                                   const struct sigaction *saved, const struct sc_set *filters)
 {
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
@@ -67,12 +85,12 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         sync_fail(sync, &err);
     }
     /* seccomp last (minijail's order): capabilities, no_new_privs, filters. */
-    if (cfg->filters) {
+    if (filters->n) {
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_OBSERVER };
         char why[256];
         int listener;
 
-        if (sc_install(cfg->filters, &listener, why, sizeof(why), &err) < 0)
+        if (sc_install(filters, &listener, why, sizeof(why), &err) < 0)
             sync_fail(sync, &err);
         if (why[0])
             log_warn("%s", why);
@@ -148,6 +166,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     struct sync_msg m;
     struct sigaction saved[NF_ARRAY_SIZE(init_signals)];
     struct sigaction sa = { .sa_handler = noop };
+    struct fs_exec fx;
+    struct sc_set filters = { 0 };
     int fds[SYNC_MAX_FDS];
     size_t nfds;
     sigset_t set;
@@ -168,9 +188,10 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         nf_err_sys(&err, "close_range");
         sync_fail(sync, &err);
     }
-    if (fs_plan_execute(cfg->plan, &err) < 0)
+    /* The fixed part of the root, lo and the endpoints while the host side
+     * makes the placeholders and compiles the filters. */
+    if (fs_exec_begin(cfg->plan, &fx, &err) < 0)
         sync_fail(sync, &err);
-    cfg->times[STAGE_MOUNTED] = sync_now_us();
     if (net_loopback_up(&err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_LOOPBACK] = sync_now_us();
@@ -191,6 +212,12 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         net_endpoints_close(&ep);
     }
     cfg->times[STAGE_ENDPOINTS] = sync_now_us();
+    if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
+        _exit(125);
+    take_prepared(cfg, &filters);
+    if (fs_exec_finish(cfg->plan, &fx, &err) < 0)
+        sync_fail(sync, &err);
+    cfg->times[STAGE_MOUNTED] = sync_now_us();
 
     /* Not dumpable: the command (same uid) cannot ptrace init or open its
      * /proc/1/mem. */
@@ -218,7 +245,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         sync_fail(sync, &err);
     }
     if (cmd == 0)
-        command_main(cfg, sync, saved);
+        command_main(cfg, sync, saved, &filters);
     close(sync);
     init_loop(cmd, &set, status_fd);
 }

@@ -109,6 +109,7 @@ static void print_timings(const uint64_t *t)
     } rows[] = {
         { "policy and plan", STAGE_START, STAGE_PLANNED },
         { "clone and id maps", STAGE_PLANNED, STAGE_CLONED },
+        { "placeholders+bpf", STAGE_CLONED, STAGE_PREPARED },
         { "mounts", STAGE_CLONED, STAGE_MOUNTED },
         { "lo", STAGE_MOUNTED, STAGE_LOOPBACK },
         { "endpoints", STAGE_LOOPBACK, STAGE_ENDPOINTS },
@@ -133,7 +134,21 @@ struct host_side {
     struct sc_observer *observer;
     struct sc_observer_config ocfg;
     struct ev_loop *loop;
+    struct fs_plan *plan;
+    struct fs_ph_set *ph;
+    const struct sc_options *sco;
+    struct sc_set *filters;
 };
+
+/* Runs while init builds the fixed part of the root on the other CPU. */
+static int prepare(void *user, struct spawn_shared *sh, struct nf_err *err)
+{
+    struct host_side *h = user;
+
+    if (fs_placeholders_prepare(h->plan, h->ph, err) < 0 || sc_build(h->sco, h->filters, err) < 0)
+        return -1;
+    return spawn_shared_put(sh, h->plan, h->filters, err);
+}
 
 /* The proxy's listeners arrive from init, the observer's notification fd
  * from the command, over the sync socket. */
@@ -258,8 +273,6 @@ static int run(struct cli *cli, struct nf_err *err)
     self[selflen > 0 ? selflen : 0] = '\0';
     if (env_build(environ, &pol, selflen > 0 ? self : NULL, &envp, err) < 0)
         goto out;
-    if (sc_build(&sco, &filters, err) < 0)
-        goto out;
     if (vio_init(&vio, &pol, err) < 0)
         goto out;
     if (getrlimit(RLIMIT_NOFILE, &sc.nofile) < 0)
@@ -267,8 +280,6 @@ static int run(struct cli *cli, struct nf_err *err)
     if (pol.network_enabled)
         raise_nofile(&sc.nofile);
     if (spawn_block_signals(err) < 0)
-        goto out;
-    if (fs_placeholders_prepare(&plan, &ph, err) < 0)
         goto out;
     if (ev_loop_init(&loop, err) < 0)
         goto out;
@@ -289,11 +300,15 @@ static int run(struct cli *cli, struct nf_err *err)
                                              .violations = &vio };
     sc.pol = &pol;
     sc.plan = &plan;
-    sc.filters = &filters;
+    host.plan = &plan;
+    host.ph = &ph;
+    host.sco = &sco;
+    host.filters = &filters;
     sc.argv = cli->argv;
     sc.envp = envp;
     sc.loop = &loop;
     sc.hooks.on_fds = serve_fds;
+    sc.hooks.prepare = prepare;
     sc.hooks.user = &host;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);

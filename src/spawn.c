@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -138,6 +139,33 @@ static int explain_clone(int code, struct nf_err *err)
     }
 }
 
+int spawn_shared_put(struct spawn_shared *sh, const struct fs_plan *plan, const struct sc_set *set,
+                     struct nf_err *err)
+{
+    size_t used = plan->n;
+
+    if (used > SPAWN_SHARED_SIZE - sizeof(*sh))
+        return nf_err_set(err, E2BIG, "the mount plan is too large (%zu operations)", plan->n);
+    sh->n_ops = (uint32_t)plan->n;
+    for (size_t i = 0; i < plan->n; i++)
+        sh->data[i] = plan->ops[i].skip;
+    sh->n_progs = (uint32_t)set->n;
+    for (size_t i = 0; i < set->n; i++) {
+        size_t bytes = set->progs[i].len * sizeof(struct sock_filter);
+
+        used = (used + 7) & ~(size_t)7;
+        if (used + bytes > SPAWN_SHARED_SIZE - sizeof(*sh))
+            return nf_err_set(err, E2BIG, "the seccomp filters are too large");
+        sh->progs[i].kind = set->progs[i].kind;
+        sh->progs[i].len = set->progs[i].len;
+        sh->progs[i].off = (uint32_t)used;
+        memcpy(sh->data + used, set->progs[i].insns, bytes);
+        used += bytes;
+    }
+    sh->used = (uint32_t)used;
+    return 0;
+}
+
 enum phase {
     PHASE_SETUP,
     PHASE_RUNNING,
@@ -213,6 +241,7 @@ static void on_sync(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
                 r->cfg->hooks.on_running(r->cfg->hooks.user);
             break;
         case SYNC_GO:
+        case SYNC_PREPARED:
             for (size_t i = 0; i < nfds; i++)
                 close(fds[i]);
             break;
@@ -277,7 +306,20 @@ static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t reven
     ev_stop(loop);
 }
 
+static int run_sandbox(struct spawn_config *cfg, struct nf_err *err);
+
 int spawn_run(struct spawn_config *cfg, struct nf_err *err)
+{
+    int status = run_sandbox(cfg, err);
+
+    if (cfg->shared) {
+        munmap(cfg->shared, SPAWN_SHARED_SIZE);
+        cfg->shared = NULL;
+    }
+    return status;
+}
+
+static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
 {
     struct run r = {
         .cfg = cfg, .sync.fd = -1, .sig.fd = -1, .exit.fd = -1, .done.fd = -1, .status = 125
@@ -291,8 +333,14 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
 
     int status_pipe[2];
 
+    cfg->shared = mmap(NULL, SPAWN_SHARED_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (cfg->shared == MAP_FAILED) {
+        cfg->shared = NULL;
+        return nf_err_sys(err, "mmap"), 125;
+    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-        return nf_err_sys(err, "socketpair");
+        return nf_err_sys(err, "socketpair"), 125;
     if (pipe2(status_pipe, O_CLOEXEC) < 0) {
         nf_err_sys(err, "pipe");
         close(sv[0]);
@@ -337,6 +385,19 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
         nf_err_sys(err, "start the sandbox");
         goto fail_child;
     }
+    /* While init builds the fixed part of the root, make the placeholders
+     * and compile the filters. */
+    if (cfg->hooks.prepare) {
+        struct sync_msg prepared = { .kind = SYNC_PREPARED };
+
+        if (cfg->hooks.prepare(cfg->hooks.user, cfg->shared, err) < 0)
+            goto fail_child;
+        if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
+            nf_err_sys(err, "start the sandbox");
+            goto fail_child;
+        }
+    }
+    cfg->times[STAGE_PREPARED] = sync_now_us();
     if (fcntl(r.sync.fd, F_SETFL, O_NONBLOCK) < 0) {
         nf_err_sys(err, "sync socket");
         goto fail_child;

@@ -10,10 +10,11 @@
 #include "src/err.h"
 
 enum sync_kind {
-    SYNC_GO = 1, /* parent → init: id maps written, set up */
-    SYNC_ERROR,  /* init or command → parent: setup failed (code, text) */
-    SYNC_FDS,    /* init or command → parent: fds for the host side (tag says which) */
-    SYNC_READY,  /* command → parent: about to execve; carries the stage times */
+    SYNC_GO = 1,   /* parent → init: id maps written, set up */
+    SYNC_ERROR,    /* init or command → parent: setup failed (code, text) */
+    SYNC_FDS,      /* init or command → parent: fds for the host side (tag says which) */
+    SYNC_READY,    /* command → parent: about to execve; carries the stage times */
+    SYNC_PREPARED, /* parent → init: placeholders and filters are in the shared memory */
 };
 
 enum sync_tag {

@@ -343,11 +343,11 @@ static void default_policy_in_an_empty_dir(void **state)
 
     build(fx, &plan,
           "root-ro    /  (host root)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
-          "@top $D\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "@top $D\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     assert_false(plan.needs_empty_file);
     assert_string_equal(plan.cwd, fx->d);
@@ -374,13 +374,13 @@ static void git_repo_protects_hooks_and_config(void **state)
     mk(fx, ".git/HEAD");
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/.git  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
                     "bind-ro    $D/.git/hooks  (mandatory)\n"
-                    "bind-ro    $D/.git/config  (mandatory)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/.git/config  (mandatory)\n");
 }
 
 /* A .git directory without hooks or config (being initialised): both are
@@ -392,13 +392,13 @@ static void empty_git_dir_gets_placeholders(void **state)
     mk(fx, ".git/");
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/.git  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
                     "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n");
 }
 
 static void nested_protected_file_pins_its_ancestors(void **state)
@@ -410,12 +410,12 @@ static void nested_protected_file_pins_its_ancestors(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/a  (pin)\n"
                     "pin        $D/a/b  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
-                    "bind-ro    $D/a/b/.bashrc  (mandatory)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/a/b/.bashrc  (mandatory)\n");
 }
 
 /* An existing path is bound read-only, its ancestors pinned; a missing one
@@ -437,6 +437,8 @@ static void deny_write_existing_and_missing_paths(void **state)
                     "pin        $D/sub  (pin)\n"
                     "pin        $D/sub/deep  (pin)\n"
                     "pin        $D/sub/dir  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -444,9 +446,7 @@ static void deny_write_existing_and_missing_paths(void **state)
                     "bind-ro    $D/m [placeholder file]  (deny_write)\n"
                     "bind-ro    $D/x [placeholder dir]  (deny_write)\n"
                     "bind-ro    $D/sub/deep/keep  (deny_write)\n"
-                    "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n");
 }
 
 /* deny_read of a directory: an empty tmpfs over it; allow_write and
@@ -468,6 +468,8 @@ static void deny_read_dir_with_carve_outs(void **state)
     add(fx, &fx->pol.allow_write, "$D/secret/out");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
@@ -475,9 +477,7 @@ static void deny_read_dir_with_carve_outs(void **state)
           "bind-rw    $D/secret/out  (allow_write)\n"
           "bind-ro    $D/secret/pub  (allow_read)\n"
           "@top $D/secret/out\n"
-          "remount-ro $D/secret  (deny_read)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "remount-ro $D/secret  (deny_read)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 2, "write roots");
     /* mount points inside the mask are ours to make; the inner write root's
      * protected names are the host's (placeholders made outside) */
@@ -504,14 +504,14 @@ static void deny_read_file_and_protected_names_under_a_mask(void **state)
     add(fx, &fx->pol.deny_read, "$D/nothere"); /* nothing to hide */
     build(fx, &plan,
           "root-ro    /  (host root)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
           "mask-dir   $D/hidden  (deny_read)\n"
           "mask-file  $D/token  (deny_read)\n"
-          "remount-ro $D/hidden  (deny_read)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "remount-ro $D/hidden  (deny_read)\n");
     assert_true(plan.needs_empty_file);
     fs_plan_free(&plan);
 }
@@ -529,12 +529,12 @@ static void write_root_inside_a_deny_write_dir_is_dropped(void **state)
     add(fx, &fx->pol.allow_write, "$D/ro/w");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
-          "bind-ro    $D/ro  (deny_write)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "bind-ro    $D/ro  (deny_write)\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     fs_plan_free(&plan);
 }
@@ -556,11 +556,11 @@ static void deny_write_outside_write_roots_has_no_op(void **state)
     add(fx, &fx->pol.allow_write, "$D/out/deeper");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D/w  (allow_write)\n"
-          "@top $D/w\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "@top $D/w\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
     fs_plan_free(&plan);
 }
@@ -578,11 +578,11 @@ static void rules_with_nothing_to_do_add_no_op(void **state)
     add(fx, &fx->pol.allow_read, "$D/nothere");
     add(fx, &fx->pol.deny_write, "$D/f/x");
     expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
-                    "@top $D\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "@top $D\n");
 }
 
 /* A deny through a symlinked parent lands on the target, where a write
@@ -601,15 +601,15 @@ static void deny_through_a_symlinked_parent_lands_on_the_target(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/real  (pin)\n"
                     "pin        $D/real/sub  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
                     "bind-link  $D/link  (deny_write)\n"
                     "bind-link  $D/abs  (deny_write)\n"
                     "bind-ro    $D/real/sub/file  (deny_write)\n"
-                    "bind-ro    $D/real/sub/missing [placeholder file]  (deny_write)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/real/sub/missing [placeholder file]  (deny_write)\n");
 }
 
 /* A deny that cannot be resolved fails the run; it is never dropped. */
@@ -655,6 +655,8 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "pin        $D/a  (pin)\n"
                     "pin        $D/t  (pin)\n"
                     "pin        $D/a/b  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/vsreal  (mandatory)\n"
@@ -672,9 +674,7 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "bind-link  $D/.bashrc  (mandatory)\n"
                     "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
                     "bind-link  $D/a/.vscode  (mandatory)\n"
-                    "bind-link  $D/a/b/.zshrc  (mandatory)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-link  $D/a/b/.zshrc  (mandatory)\n");
 }
 
 /* What a run killed with SIGKILL left behind (empty, marked mtime) is
@@ -697,12 +697,12 @@ static void left_behind_placeholders_are_shown(void **state)
     build(fx, &plan,
           "root-ro    /  (host root)\n"
           "pin        $D/a  (pin)\n"
+          "dev        /dev  (minimal /dev)\n"
+          "proc       /proc  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
-          "bind-ro    $D/a/.zshrc  (mandatory)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n");
+          "bind-ro    $D/a/.zshrc  (mandatory)\n");
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph, FS_PH_FILE);
     assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc")->ph_shown);
     assert_int_equal(op_at(fx, &plan, FS_OP_BIND_RO, "$D/.claude")->ph, FS_PH_DIR);
@@ -721,6 +721,8 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
     mk(fx, "a/.git/hooks/");
     fx->pol.mandatory_deny_depth = 1;
     expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.zshrc  (mandatory)\n"
@@ -734,9 +736,7 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
                     "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
 }
 
 /* nsfence's own config is protected existing or not: inside a write root
@@ -757,13 +757,13 @@ static void nsfence_config_files_are_protected(void **state)
                     "pin        $D/xdg  (pin)\n"
                     "pin        $D/home/.config  (pin)\n"
                     "pin        $D/home/.config/nsfence  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
                     "bind-ro    $D/xdg/nsfence [placeholder dir]  (nsfence config)\n"
-                    "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n");
+                    "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n");
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
