@@ -109,7 +109,7 @@ $(B)/fuzz/%.fuzz: fuzz/fuzz_%.c $(LIB_SRCS)
 	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_$*.c $(LIB_SRCS) $(DEPS_LIBS)
 
 # Which binaries the integration suite runs against, and as whom.
-VARIANTS ?= dyn asan
+VARIANTS ?= dyn asan static
 LEGS     ?= root user
 TAP_DIR   = $(B)/tap
 
@@ -117,7 +117,7 @@ variant_bin_dyn    = nsfence
 variant_bin_asan   = $(B)/asan/nsfence
 variant_bin_static = nsfence-static
 
-test-build: nsfence $(foreach v,$(VARIANTS),$(variant_bin_$(v))) $(UNIT_BINS) $(HELPER_BINS) $(REPLAY_BINS)
+test-build: nsfence nsfence-static $(foreach v,$(VARIANTS),$(variant_bin_$(v))) $(UNIT_BINS) $(HELPER_BINS) $(REPLAY_BINS)
 
 # Wrappers so that a single prove run covers every test, leg and variant.
 tap-wrappers: test-build
@@ -154,11 +154,28 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
 
+APPARMOR_DIR ?= /etc/apparmor.d
+
+# The AppArmor profile goes in where AppArmor is (Ubuntu 23.10+ needs it for
+# unprivileged user namespaces); it is loaded when installing to the live
+# system (no DESTDIR).
 install: nsfence
 	install -D -m 0755 nsfence $(DESTDIR)$(BINDIR)/nsfence
+	install -D -m 0644 doc/nsfence.1 $(DESTDIR)$(MANDIR)/man1/nsfence.1
+	@if [ -d /sys/kernel/security/apparmor ] || [ -d $(DESTDIR)$(APPARMOR_DIR) ]; then \
+	    mkdir -p $(DESTDIR)$(APPARMOR_DIR) && \
+	    sed 's|@BINDIR@|$(BINDIR)|g' apparmor/nsfence.in > $(DESTDIR)$(APPARMOR_DIR)/nsfence && \
+	    echo "installed $(DESTDIR)$(APPARMOR_DIR)/nsfence"; \
+	    if [ -z "$(DESTDIR)" ] && command -v apparmor_parser >/dev/null; then \
+	        apparmor_parser -r $(APPARMOR_DIR)/nsfence; fi; \
+	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/nsfence
+	rm -f $(DESTDIR)$(BINDIR)/nsfence $(DESTDIR)$(MANDIR)/man1/nsfence.1
+	@if [ -f $(DESTDIR)$(APPARMOR_DIR)/nsfence ]; then \
+	    if [ -z "$(DESTDIR)" ] && command -v apparmor_parser >/dev/null; then \
+	        apparmor_parser -R $(APPARMOR_DIR)/nsfence || true; fi; \
+	    rm -f $(DESTDIR)$(APPARMOR_DIR)/nsfence; fi
 
 clean:
 	rm -rf $(B) nsfence nsfence-static

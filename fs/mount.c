@@ -245,8 +245,14 @@ static int new_proc(struct nf_err *err)
 
     if (fs < 0)
         return nf_err_sys(err, "fsopen proc");
-    if (nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return nf_err_sys(err, "mount proc");
+    if (nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+        nf_err_sys(err, "mount a new /proc");
+        if (err->code == EPERM)
+            nf_err_hint(err, "the kernel refuses a new procfs where /proc is partly masked, as in "
+                             "a nested container: run the outer one with --security-opt "
+                             "systempaths=unconfined, or see `nsfence doctor`");
+        return -1;
+    }
     mnt = nf_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
     if (mnt < 0)
         return nf_err_sys(err, "fsmount proc");
@@ -357,8 +363,13 @@ int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err
     *x = (struct exec){ .root = -1, .scratch = -1, .proc = -1 };
     /* Nothing we mount may propagate back to the host, and nothing the host
      * mounts later may appear unprotected inside. */
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return nf_err_sys(err, "make / private");
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+        nf_err_sys(err, "make / private");
+        if (err->code == EPERM || err->code == EACCES)
+            nf_err_hint(err, "mounts are refused in this user namespace (a nested container, or an "
+                             "AppArmor restriction); see `nsfence doctor`");
+        return -1;
+    }
     /* procfs must be created while the host's /proc is still visible
      * (the kernel refuses a new proc where none is fully visible). */
     x->proc = new_proc(err);

@@ -192,6 +192,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
      * makes the placeholders and compiles the filters. */
     if (fs_exec_begin(cfg->plan, &fx, &err) < 0)
         sync_fail(sync, &err);
+    cfg->times[STAGE_FIXED] = sync_now_us();
     if (net_loopback_up(&err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_LOOPBACK] = sync_now_us();

@@ -20,6 +20,7 @@
 #include "src/cli.h"
 #include "src/config.h"
 #include "src/connect.h"
+#include "src/doctor.h"
 #include "src/env.h"
 #include "src/explain.h"
 #include "src/log.h"
@@ -109,11 +110,12 @@ static void print_timings(const uint64_t *t)
     } rows[] = {
         { "policy and plan", STAGE_START, STAGE_PLANNED },
         { "clone and id maps", STAGE_PLANNED, STAGE_CLONED },
-        { "placeholders+bpf", STAGE_CLONED, STAGE_PREPARED },
-        { "mounts", STAGE_CLONED, STAGE_MOUNTED },
-        { "lo", STAGE_MOUNTED, STAGE_LOOPBACK },
+        { "mounts (fixed part)", STAGE_CLONED, STAGE_FIXED },
+        { "lo", STAGE_FIXED, STAGE_LOOPBACK },
         { "endpoints", STAGE_LOOPBACK, STAGE_ENDPOINTS },
-        { "filters", STAGE_ENDPOINTS, STAGE_FILTERS },
+        { "host: placeholders, bpf", STAGE_CLONED, STAGE_PREPARED },
+        { "mounts (the rest)", STAGE_ENDPOINTS, STAGE_MOUNTED },
+        { "filters", STAGE_MOUNTED, STAGE_FILTERS },
         { "exec", STAGE_FILTERS, STAGE_EXEC },
         { "command", STAGE_EXEC, STAGE_EXITED },
         { "teardown", STAGE_EXITED, STAGE_DONE },
@@ -123,9 +125,9 @@ static void print_timings(const uint64_t *t)
         uint64_t a = t[rows[i].from], b = t[rows[i].to];
 
         if (a && b && b >= a)
-            log_error("timing %-18s %8llu us", rows[i].name, (unsigned long long)(b - a));
+            log_error("timing %-24s %8llu us", rows[i].name, (unsigned long long)(b - a));
         else
-            log_error("timing %-18s %8s", rows[i].name, "-");
+            log_error("timing %-24s %8s", rows[i].name, "-");
     }
 }
 
@@ -358,8 +360,7 @@ int main(int argc, char **argv)
         status = 0;
         break;
     case CLI_DOCTOR:
-        log_error("doctor: not implemented yet");
-        status = 125;
+        status = doctor_run(cli.json, stdout);
         break;
     case CLI_CONNECT:
         status = connect_main(cli.argv[0], cli.argv[1], &err) < 0 ? 1 : 0;

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -83,6 +85,35 @@ static int mirror_map(const char *self, char *out, size_t outsz, struct nf_err *
     return 0;
 }
 
+static long sysctl_value(const char *path)
+{
+    char buf[32];
+    long v = -1;
+    FILE *f = fopen(path, "re");
+
+    if (f && fgets(buf, sizeof(buf), f))
+        v = strtol(buf, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static bool under_seccomp(void)
+{
+    char line[128];
+    bool yes = false;
+    FILE *f = fopen("/proc/self/status", "re");
+
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "Seccomp:", 8) == 0 && strtol(line + 8, NULL, 10) == 2)
+            yes = true;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+static bool ubuntu_userns;
+
 static int write_maps(pid_t pid, struct nf_err *err)
 {
     char path[64];
@@ -90,6 +121,8 @@ static int write_maps(pid_t pid, struct nf_err *err)
     uid_t uid = getuid();
     gid_t gid = getgid();
 
+    if (uid != 0 && sysctl_value("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+        ubuntu_userns = true;
     if (uid == 0) {
         if (mirror_map("/proc/self/uid_map", map, sizeof(map), err) < 0)
             return -1;
@@ -118,18 +151,32 @@ static int write_maps(pid_t pid, struct nf_err *err)
     return write_file(path, map, err);
 }
 
+/* A refused clone, with its likely cause and the fix. */
 static int explain_clone(int code, struct nf_err *err)
 {
+    long max = sysctl_value("/proc/sys/user/max_user_namespaces");
+
     errno = code;
-    nf_err_sys(err, "clone (new user, mount, network, PID, IPC and UTS namespaces)");
+    nf_err_sys(err, "cannot create the sandbox's namespaces (clone)");
     switch (code) {
     case EPERM:
-        return nf_err_hint(err,
-                           "user namespaces are refused here: a container's seccomp profile "
-                           "(Docker's default blocks them), or a sysctl; see `nsfence doctor`");
+        if (sysctl_value("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
+            return nf_err_hint(err, "unprivileged user namespaces are off: sysctl -w "
+                                    "kernel.unprivileged_userns_clone=1");
+        if (under_seccomp())
+            return nf_err_hint(err, "a seccomp profile blocks clone(CLONE_NEWUSER), as Docker's "
+                                    "default does: run the container with --security-opt "
+                                    "seccomp=unconfined or a profile that allows it");
+        return nf_err_hint(err, "user namespaces are refused here; run `nsfence doctor`");
     case ENOSPC:
-        return nf_err_hint(err, "user namespaces are disabled or exhausted "
-                                "(user.max_user_namespaces); see `nsfence doctor`");
+        if (max == 0)
+            return nf_err_hint(err, "user namespaces are disabled (user.max_user_namespaces = 0); "
+                                    "sysctl -w user.max_user_namespaces=15000, in the namespace "
+                                    "that set it to 0");
+        return nf_err_hint(err,
+                           "the user namespace limit is reached (user.max_user_namespaces = "
+                           "%ld, or nesting deeper than 32)",
+                           max);
     case EUSERS:
         return nf_err_hint(err, "too many nested user namespaces");
     case EINVAL:
@@ -378,6 +425,11 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
 
     if (write_maps(pid, err) < 0) {
         nf_err_prefix(err, "set up the user namespace");
+        if (err->code == EPERM && ubuntu_userns)
+            nf_err_hint(err, "kernel.apparmor_restrict_unprivileged_userns=1 leaves this user "
+                             "namespace without capabilities: install nsfence's AppArmor profile "
+                             "(make install) or sysctl -w "
+                             "kernel.apparmor_restrict_unprivileged_userns=0");
         goto fail_child;
     }
     cfg->times[STAGE_CLONED] = sync_now_us();

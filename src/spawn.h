@@ -21,9 +21,10 @@ enum spawn_stage {
     STAGE_PLANNED,   /* policy and plan built, placeholders made */
     STAGE_CLONED,    /* clone returned and id maps written (host side) */
     STAGE_PREPARED,  /* host: placeholders made, filters compiled (overlaps the mounts) */
-    STAGE_MOUNTED,   /* init: new root pivoted */
+    STAGE_FIXED,     /* init: the fixed part of the root built */
     STAGE_LOOPBACK,  /* init: lo up */
     STAGE_ENDPOINTS, /* init: proxy listeners made */
+    STAGE_MOUNTED,   /* init: the rest mounted, new root pivoted */
     STAGE_FILTERS,   /* command: capabilities dropped, seccomp loaded */
     STAGE_EXEC,      /* command: about to execve */
     STAGE_EXITED,    /* host: init exited */

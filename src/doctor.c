@@ -1,0 +1,407 @@
+#include "src/doctor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/caps.h"
+#include "src/syscalls.h"
+#include "src/util.h"
+#include "src/violations.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+enum status {
+    ST_OK,
+    ST_WARN,
+    ST_FAIL,
+};
+
+struct check {
+    const char *key;
+    enum status status;
+    char detail[512];
+    char fix[512];
+};
+
+#define MAX_CHECKS 24
+
+struct report {
+    struct check c[MAX_CHECKS];
+    size_t n;
+};
+
+static struct check *add(struct report *r, const char *key, enum status st, const char *fix,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static struct check *add(struct report *r, const char *key, enum status st, const char *fix,
+                         const char *fmt, ...)
+{
+    struct check *c = &r->c[r->n++];
+    va_list ap;
+
+    c->key = key;
+    c->status = st;
+    va_start(ap, fmt);
+    vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+    va_end(ap);
+    snprintf(c->fix, sizeof(c->fix), "%s", fix ? fix : "");
+    return c;
+}
+
+/* The first line of a /proc or /sys file, or NULL when it cannot be read. */
+static const char *read_line(const char *path, char *buf, size_t sz)
+{
+    FILE *f = fopen(path, "re");
+
+    if (!f)
+        return NULL;
+    if (!fgets(buf, (int)sz, f)) {
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
+static long read_long(const char *path, bool *present)
+{
+    char buf[64];
+
+    *present = read_line(path, buf, sizeof(buf)) != NULL;
+    return *present ? strtol(buf, NULL, 10) : -1;
+}
+
+static void check_kernel(struct report *r)
+{
+    struct utsname u;
+    int major = 0, minor = 0;
+
+    uname(&u);
+    sscanf(u.release, "%d.%d", &major, &minor);
+    if (major > 5 || (major == 5 && minor >= 12))
+        add(r, "kernel", ST_OK, NULL, "Linux %s (5.12+: the new mount API, mount_setattr)",
+            u.release);
+    else
+        add(r, "kernel", ST_FAIL, "upgrade to Linux 5.12 or later",
+            "Linux %s: nsfence needs 5.12+ (open_tree, move_mount, mount_setattr)", u.release);
+}
+
+static void check_userns_sysctls(struct report *r)
+{
+    bool present;
+    long max = read_long("/proc/sys/user/max_user_namespaces", &present);
+    long clone = read_long("/proc/sys/kernel/unprivileged_userns_clone", &present);
+    long aa;
+
+    if (max == 0)
+        add(r, "userns_max", ST_FAIL, "sysctl -w user.max_user_namespaces=15000",
+            "user.max_user_namespaces = 0: user namespaces are disabled");
+    else
+        add(r, "userns_max", ST_OK, NULL, "user.max_user_namespaces = %ld", max);
+    if (!present)
+        add(r, "userns_clone", ST_OK, NULL, "kernel.unprivileged_userns_clone: not present");
+    else if (clone == 0 && getuid() != 0)
+        add(r, "userns_clone", ST_FAIL, "sysctl -w kernel.unprivileged_userns_clone=1",
+            "kernel.unprivileged_userns_clone = 0: unprivileged user namespaces are off (Debian)");
+    else
+        add(r, "userns_clone", ST_OK, NULL, "kernel.unprivileged_userns_clone = %ld", clone);
+    aa = read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &present);
+    if (!present || aa == 0) {
+        add(r, "apparmor_userns", ST_OK, NULL, "kernel.apparmor_restrict_unprivileged_userns: %s",
+            present ? "0" : "not present");
+        return;
+    }
+    {
+        char self[4096] = "", line[8192];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        FILE *f = fopen("/sys/kernel/security/apparmor/profiles", "re");
+        bool loaded = false;
+
+        if (n > 0)
+            self[n] = '\0';
+        while (f && fgets(line, sizeof(line), f))
+            if ((self[0] && strstr(line, self)) || strncmp(line, "nsfence ", 8) == 0)
+                loaded = true;
+        if (f)
+            fclose(f);
+        if (loaded || getuid() == 0)
+            add(r, "apparmor_userns", ST_OK, NULL,
+                "kernel.apparmor_restrict_unprivileged_userns = 1, %s",
+                loaded ? "and nsfence's AppArmor profile is loaded" : "but running as root");
+        else
+            add(r, "apparmor_userns", ST_FAIL,
+                "make install (installs and loads apparmor/nsfence), or sysctl -w "
+                "kernel.apparmor_restrict_unprivileged_userns=0",
+                "kernel.apparmor_restrict_unprivileged_userns = 1 and no AppArmor profile grants "
+                "%s userns: its user namespaces would have no capabilities",
+                self[0] ? self : "nsfence");
+    }
+}
+
+static const char *container_kind(void)
+{
+    char buf[4096];
+    FILE *f;
+
+    if (access("/.dockerenv", F_OK) == 0)
+        return "docker";
+    if (access("/run/.containerenv", F_OK) == 0)
+        return "podman";
+    if (read_line("/proc/1/environ", buf, sizeof(buf)) && strstr(buf, "container="))
+        return "a container";
+    f = fopen("/proc/self/cgroup", "re");
+    while (f && fgets(buf, sizeof(buf), f)) {
+        if (strstr(buf, "docker") || strstr(buf, "kubepods") || strstr(buf, "containerd") ||
+            strstr(buf, "lxc")) {
+            fclose(f);
+            return "a container (cgroup)";
+        }
+    }
+    if (f)
+        fclose(f);
+    return NULL;
+}
+
+/* Try, in a throw-away child, what nsfence does first: a new user namespace,
+ * then a mount in it. A container's seccomp profile (Docker's default) turns
+ * the clone into EPERM; a nested container refuses the mount. */
+static void check_probe(struct report *r)
+{
+    int pipefd[2];
+    int res[2] = { 0, 0 };
+    pid_t pid;
+
+    if (pipe2(pipefd, O_CLOEXEC) < 0) {
+        add(r, "userns_probe", ST_WARN, NULL, "cannot probe: %s", strerror(errno));
+        return;
+    }
+    pid = fork();
+    if (pid == 0) {
+        int out[2] = { 0, 0 };
+
+        close(pipefd[0]);
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+            out[0] = errno;
+        } else if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                   mount("nsfence-doctor", "/tmp", "tmpfs", 0, NULL) < 0) {
+            out[1] = errno;
+        }
+        (void)!write(pipefd[1], out, sizeof(out));
+        _exit(0);
+    }
+    close(pipefd[1]);
+    if (pid < 0 || read(pipefd[0], res, sizeof(res)) != sizeof(res)) {
+        add(r, "userns_probe", ST_WARN, NULL, "cannot probe");
+    } else if (res[0]) {
+        bool seccomp_mode = false;
+        char line[256];
+        FILE *f = fopen("/proc/self/status", "re");
+
+        while (f && fgets(line, sizeof(line), f))
+            if (strncmp(line, "Seccomp:", 8) == 0 && strtol(line + 8, NULL, 10) == 2)
+                seccomp_mode = true;
+        if (f)
+            fclose(f);
+        add(r, "userns_probe", ST_FAIL,
+            seccomp_mode ? "run the container with a seccomp profile that allows clone and "
+                           "unshare with CLONE_NEWUSER (docker run --security-opt "
+                           "seccomp=unconfined, or a custom profile)"
+                         : "see userns_max, userns_clone and apparmor_userns",
+            "clone(CLONE_NEWUSER) fails with %s%s", strerror(res[0]),
+            seccomp_mode ? ": this process is under a seccomp filter (a container's profile)" : "");
+    } else if (res[1]) {
+        add(r, "userns_probe", ST_FAIL,
+            "run the outer container with --privileged or without a masked /proc "
+            "(docker --security-opt systempaths=unconfined)",
+            "a new user namespace works but mounting in it fails with %s (a nested container?)",
+            strerror(res[1]));
+    } else {
+        add(r, "userns_probe", ST_OK, NULL, "a user namespace and a mount in it work");
+    }
+    close(pipefd[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
+static void check_seccomp(struct report *r)
+{
+    char actions[256];
+    struct seccomp_notif_sizes sizes;
+    long nnp = 0, filters = 0;
+    char line[256];
+    FILE *f;
+
+    if (!read_line("/proc/sys/kernel/seccomp/actions_avail", actions, sizeof(actions)))
+        add(r, "seccomp_actions", ST_FAIL, "a kernel built with CONFIG_SECCOMP_FILTER",
+            "seccomp filters are not available");
+    else if (!strstr(actions, "user_notif"))
+        add(r, "seccomp_actions", ST_WARN, "Linux 5.5 or later",
+            "%s: no user_notif, so no write observer (the filters still enforce)", actions);
+    else
+        add(r, "seccomp_actions", ST_OK, NULL, "%s", actions);
+    /* USER_NOTIF's CONTINUE flag came with 5.5, SECCOMP_GET_NOTIF_SIZES
+     * with 5.0: together, the observer works. */
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+        add(r, "user_notif", ST_WARN, "Linux 5.5 or later",
+            "SECCOMP_GET_NOTIF_SIZES: %s: the write observer is unavailable", strerror(errno));
+    else
+        add(r, "user_notif", ST_OK, NULL, "USER_NOTIF with CONTINUE (notif %u bytes)",
+            sizes.seccomp_notif);
+    f = fopen("/proc/self/status", "re");
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "NoNewPrivs:", 11) == 0)
+            nnp = strtol(line + 11, NULL, 10);
+        if (strncmp(line, "Seccomp_filters:", 16) == 0)
+            filters = strtol(line + 16, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    if (filters || nnp)
+        add(r, "nested", ST_WARN,
+            "nothing to fix: the outer filters stay in force; a listener already on this process "
+            "tree makes nsfence run without its write observer",
+            "already sandboxed: no_new_privs %ld, %ld seccomp filter(s) on this process", nnp,
+            filters);
+    else
+        add(r, "nested", ST_OK, NULL, "not under another sandbox's seccomp filters");
+}
+
+static void check_apis(struct report *r)
+{
+    int pidfd;
+
+    if (nf_mount_setattr(-1, "", AT_EMPTY_PATH, &(struct mount_attr){ 0 }) < 0 && errno == ENOSYS)
+        add(r, "mount_api", ST_FAIL, "Linux 5.12 or later", "mount_setattr: not implemented");
+    else
+        add(r, "mount_api", ST_OK, NULL, "open_tree, move_mount, fsopen, mount_setattr");
+    pidfd = nf_pidfd_open(getpid(), 0);
+    if (pidfd < 0) {
+        add(r, "pidfd", ST_FAIL, "Linux 5.3 or later", "pidfd_open: %s", strerror(errno));
+    } else {
+        long fd = syscall(SYS_pidfd_getfd, pidfd, 0, 0);
+
+        if (fd >= 0)
+            close((int)fd);
+        if (fd < 0 && errno == ENOSYS)
+            add(r, "pidfd", ST_WARN, "Linux 5.6 or later (nsfence does not need it yet)",
+                "pidfd_open works, pidfd_getfd does not");
+        else
+            add(r, "pidfd", ST_OK, NULL, "pidfd_open and pidfd_getfd");
+        close(pidfd);
+    }
+    {
+        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+        if (abi < 0)
+            add(r, "landlock", ST_WARN,
+                "nothing to fix: nsfence does not use Landlock (boot with lsm=...,landlock to "
+                "have it)",
+                "not available (%s)", strerror(errno));
+        else
+            add(r, "landlock", ST_OK, NULL, "ABI version %ld (not used by nsfence)", abi);
+    }
+}
+
+static void check_misc(struct report *r)
+{
+    bool present;
+    long v = read_long("/proc/sys/kernel/io_uring_disabled", &present);
+    struct statfs sf;
+
+    add(r, "io_uring", ST_OK, NULL, "kernel.io_uring_disabled = %s%s",
+        present ? (v == 0   ? "0"
+                   : v == 1 ? "1"
+                            : "2")
+                : "not present",
+        " (blocked in the sandbox by seccomp either way)");
+    v = read_long("/proc/sys/dev/tty/legacy_tiocsti", &present);
+    add(r, "tiocsti", ST_OK, NULL, "dev.tty.legacy_tiocsti = %s (TIOCSTI is filtered either way)",
+        present ? (v ? "1" : "0") : "not present");
+    if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+        add(r, "cgroup_v2", ST_OK, NULL, "cgroup v2 at /sys/fs/cgroup");
+    else
+        add(r, "cgroup_v2", ST_WARN,
+            "nothing to fix for nsfence (it does not use cgroups); boot with "
+            "systemd.unified_cgroup_hierarchy=1 for v2",
+            "cgroup v1 or hybrid at /sys/fs/cgroup");
+    if (getuid() == 0) {
+        if (caps_have(31 /* CAP_SETFCAP */) == 1)
+            add(r, "root_setfcap", ST_OK, NULL, "root with CAP_SETFCAP: uid 0 can map to itself");
+        else
+            add(r, "root_setfcap", ST_FAIL,
+                "run nsfence as a regular user, or add CAP_SETFCAP (docker --cap-add SETFCAP)",
+                "root without CAP_SETFCAP cannot map uid 0 into the sandbox");
+    }
+    {
+        const char *c = container_kind();
+
+        add(r, "container", ST_OK, NULL, "%s", c ? c : "no container detected");
+    }
+}
+
+static const char *status_name(enum status s)
+{
+    switch (s) {
+    case ST_OK:
+        return "ok";
+    case ST_WARN:
+        return "warn";
+    case ST_FAIL:
+        return "fail";
+    }
+    return "?";
+}
+
+int doctor_run(bool json, FILE *out)
+{
+    struct report r = { .n = 0 };
+    bool failed = false;
+
+    check_kernel(&r);
+    check_userns_sysctls(&r);
+    check_probe(&r);
+    check_seccomp(&r);
+    check_apis(&r);
+    check_misc(&r);
+    if (json)
+        fputs("{", out);
+    for (size_t i = 0; i < r.n; i++) {
+        const struct check *c = &r.c[i];
+
+        failed |= c->status == ST_FAIL;
+        if (json) {
+            char d[1600], f[1600];
+
+            vio_json_escape(c->detail, d, sizeof(d));
+            vio_json_escape(c->fix, f, sizeof(f));
+            fprintf(out, "%s\n  \"%s\": {\"status\": \"%s\", \"detail\": \"%s\", \"fix\": %s%s%s}",
+                    i ? "," : "", c->key, status_name(c->status), d, c->fix[0] ? "\"" : "",
+                    c->fix[0] ? f : "null", c->fix[0] ? "\"" : "");
+            continue;
+        }
+        fprintf(out, "%-5s %-16s %s\n", status_name(c->status), c->key, c->detail);
+        if (c->status != ST_OK && c->fix[0])
+            fprintf(out, "      %-16s fix: %s\n", "", c->fix);
+    }
+    if (json)
+        fputs("\n}\n", out);
+    return failed ? 1 : 0;
+}
