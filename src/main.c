@@ -221,7 +221,7 @@ static int setup_network(const struct policy *pol, struct px_rules *rules, struc
 
 static int run(struct cli *cli, struct nf_err *err)
 {
-    struct spawn_config sc = { 0 };
+    struct spawn_config sc = { .init_pidfd = -1 };
     struct policy pol;
     struct fs_plan plan = { 0 };
     struct fs_ph_set ph = { 0 };
@@ -324,6 +324,7 @@ out:
     if (status != 125 || !err->msg[0])
         vio_print_block(&vio, STDERR_FILENO);
     vio_free(&vio);
+    spawn_reap(&sc);
     sc.times[STAGE_DONE] = sync_now_us();
     if (cli->timings && cli->cmd == CLI_RUN)
         print_timings(sc.times);

@@ -355,6 +355,18 @@ static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t reven
 
 static int run_sandbox(struct spawn_config *cfg, struct nf_err *err);
 
+void spawn_reap(struct spawn_config *cfg)
+{
+    siginfo_t info;
+
+    if (cfg->init_pidfd < 0)
+        return;
+    while (waitid(P_PIDFD, (id_t)cfg->init_pidfd, &info, WEXITED) < 0 && errno == EINTR)
+        ;
+    close(cfg->init_pidfd);
+    cfg->init_pidfd = -1;
+}
+
 int spawn_run(struct spawn_config *cfg, struct nf_err *err)
 {
     int status = run_sandbox(cfg, err);
@@ -480,7 +492,9 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
         close(r.sync.fd);
     }
     close(r.sig.fd);
-    close(r.exit.fd);
+    /* init may still be tearing the namespaces down: the host side does its
+     * own teardown meanwhile and reaps it last (spawn_reap). */
+    cfg->init_pidfd = r.exit.fd;
     if (r.failed) {
         *err = r.err;
         return 125;

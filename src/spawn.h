@@ -74,6 +74,7 @@ struct spawn_config {
     struct ev_loop *loop;
     struct spawn_hooks hooks;
     struct rlimit nofile;        /* the caller's RLIMIT_NOFILE, for the command */
+    int init_pidfd;              /* after spawn_run: init, to reap (-1 if none) */
     uint64_t times[STAGE_COUNT]; /* filled in as stages complete */
 };
 
@@ -81,6 +82,10 @@ struct spawn_config {
  * command's, 128+N, or 125 with err set when the sandbox could not be
  * built). */
 int spawn_run(struct spawn_config *cfg, struct nf_err *err);
+
+/* Wait for init to be gone (it reports the status before tearing the
+ * namespaces down) and reap it: no zombie is left for the host's PID 1. */
+void spawn_reap(struct spawn_config *cfg);
 
 /* Block the signals the host side serves through signalfd; call before
  * anything spawns threads or children. */

@@ -11,6 +11,8 @@ _nf_tmpdirs=()
 
 _nf_cleanup() {
     local d
+    # A test that fails midway must not leave a sandbox running.
+    jobs -p | xargs -r kill -9 2>/dev/null || true
     for d in "${_nf_tmpdirs[@]}"; do
         rm -rf "$d" 2>/dev/null || true
     done

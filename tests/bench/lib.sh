@@ -1,0 +1,44 @@
+# Shared by the benchmarks: build what they run, install the peers.
+# Benchmarks are not tests: nothing here asserts a time.
+
+bench_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bench_build="$bench_top/tests/bench/build"
+
+bench_prepare() {
+    mkdir -p "$bench_build"
+    make -s -C "$bench_top" nsfence >/dev/null
+    gcc -O2 -o "$bench_build/timeit" "$bench_top/tests/bench/timeit.c"
+}
+
+# The peers: bubblewrap, and srt (npm, with the bubblewrap, socat and
+# ripgrep it needs). Installs what is missing; prints nothing on success.
+bench_peers() {
+    local want=()
+    command -v bwrap >/dev/null || want+=(bubblewrap)
+    command -v socat >/dev/null || want+=(socat)
+    command -v rg >/dev/null || want+=(ripgrep)
+    if [ ${#want[@]} -gt 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want[@]}" >/dev/null 2>&1 || true
+    fi
+    if [ ! -x "$bench_top/tests/bench/node_modules/.bin/srt" ] && command -v npm >/dev/null; then
+        npm install --silent --prefix "$bench_top/tests/bench" @anthropic-ai/sandbox-runtime@0.0.83 \
+            >/dev/null 2>&1 || true
+    fi
+}
+
+bench_srt() { # the srt CLI, or nothing
+    local s="$bench_top/tests/bench/node_modules/.bin/srt"
+    [ -x "$s" ] && echo "$s"
+}
+
+# A private copy of nsfence and timeit the unprivileged user can run.
+bench_user_copy() {
+    local d
+    d=$(mktemp -d /var/tmp/nsfence-bench-bin.XXXXXX)
+    chmod 755 "$d"
+    cp "$bench_top/nsfence" "$bench_build/timeit" "$d/"
+    chmod 755 "$d/nsfence" "$d/timeit"
+    echo "$d"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
