@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -123,6 +125,32 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
     return 0;
 }
 
+/* A placeholder directory (.claude) can hold another run's placeholders
+ * (.claude/commands) when that run saw it before it was marked: the run that
+ * empties it removes it too, unless someone still holds it. */
+static void remove_empty_parent(const char *path)
+{
+    char dir[PATH_MAX];
+    char *slash;
+    struct stat fst, lst;
+    int fd;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    if (lstat(dir, &lst) < 0 || !S_ISDIR(lst.st_mode) || !fs_placeholder_is(&lst))
+        return;
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 && fst.st_ino == lst.st_ino &&
+        fst.st_dev == lst.st_dev && rmdir(dir) < 0 && errno != ENOTEMPTY && errno != ENOENT)
+        log_warn("could not remove placeholder %s: %m", dir);
+    close(fd);
+}
+
 void fs_placeholders_release(struct fs_ph_set *set)
 {
     /* Deepest first, so a placeholder directory is empty when its turn comes. */
@@ -137,6 +165,8 @@ void fs_placeholders_release(struct fs_ph_set *set)
 
             if (rc < 0 && errno != ENOTEMPTY && errno != ENOENT)
                 log_warn("could not remove placeholder %s: %m", h->path);
+            if (rc == 0)
+                remove_empty_parent(h->path);
         }
         close(h->fd);
         free(h->path);
