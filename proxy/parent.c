@@ -36,6 +36,8 @@ static int pct_decode(const char *src, size_t n, char *out, size_t outsz)
                 return -1;
             c = a * 16 + b;
             i += 2;
+            if (c == 0)
+                return -1; /* a NUL would cut the credentials short */
         }
         if (o + 1 >= outsz)
             return -1;
@@ -87,6 +89,8 @@ int px_parent_parse(const char *url, struct px_parent *out, struct nf_err *err)
                 0)
             return nf_err_set(err, EINVAL, "parent proxy: bad credentials in the URL");
         len = (size_t)snprintf(cred, sizeof(cred), "%s:%s", user, pass);
+        if (len >= sizeof(cred) || 6 + (len + 2) / 3 * 4 + 1 > sizeof(out->auth))
+            return nf_err_set(err, EINVAL, "parent proxy: credentials too long");
         strcpy(out->auth, "Basic ");
         base64((const unsigned char *)cred, len, out->auth + 6, sizeof(out->auth) - 6);
         p = at + 1;
@@ -104,12 +108,15 @@ int px_parent_parse(const char *url, struct px_parent *out, struct nf_err *err)
         hend = colon ? colon : end;
     }
     if (colon) {
-        char *e;
-
         if (colon + 1 >= end)
             return nf_err_set(err, EINVAL, "parent proxy %s: empty port", url);
-        port = strtoul(colon + 1, &e, 10);
-        if (e != end || port == 0 || port > 65535)
+        port = 0;
+        for (const char *d = colon + 1; d < end; d++) {
+            if (*d < '0' || *d > '9' || port > 65535)
+                return nf_err_set(err, EINVAL, "parent proxy %s: bad port", url);
+            port = port * 10 + (unsigned long)(*d - '0');
+        }
+        if (port == 0 || port > 65535)
             return nf_err_set(err, EINVAL, "parent proxy %s: bad port", url);
     } else if (hend != end) {
         return nf_err_set(err, EINVAL, "parent proxy %s: malformed", url);

@@ -211,35 +211,35 @@ void px_status_phrase(const char *reason, char *out, size_t outsz)
     const unsigned char *p = (const unsigned char *)(reason ? reason : "");
 
     while (*p && o + 1 < outsz && o < 500) {
-        unsigned char c = *p;
+        size_t inv = vio_invisible_len(p), len;
 
-        if (c == '<' || c == '>') {
-            p++;
-            continue;
-        }
-        if (c < 0x20 || c == 0x7f) {
+        if (inv) {
+            /* controls and invisible formatting (bidi, zero-width) */
             out[o++] = ' ';
+            p += inv;
+            continue;
+        }
+        if (*p == '<' || *p == '>') {
             p++;
             continue;
         }
-        if (c >= 0x80) {
-            /* One '?' per character, not per byte; invisible formatting
-             * characters (bidi, zero-width, U+00AD) become spaces. */
-            size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-            bool invisible =
-                (len == 2 && c == 0xc2 && p[1] == 0xad) ||
-                (len == 3 && c == 0xe2 && p[1] == 0x80 &&
-                 ((p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae))) ||
-                (len == 3 && c == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9) ||
-                (len == 3 && c == 0xef && p[1] == 0xbb && p[2] == 0xbf);
-
-            out[o++] = invisible ? ' ' : '?';
-            for (size_t i = 0; i < len && *p; i++)
-                p++;
+        if (*p < 0x80) {
+            out[o++] = (char)*p++;
             continue;
         }
-        out[o++] = (char)c;
-        p++;
+        /* A status line is ASCII: one '?' per character, and an invalid
+         * byte swallows nothing after it. */
+        len = vio_utf8_len(p);
+        if (!len) {
+            /* An invalid sequence is one character: its lead and the
+             * continuation bytes that follow it, never more. */
+            size_t want = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc0 ? 2 : 1;
+
+            for (len = 1; len < want && (p[len] & 0xc0) == 0x80; len++)
+                ;
+        }
+        out[o++] = '?';
+        p += len;
     }
     while (o > 0 && out[o - 1] == ' ')
         o--;

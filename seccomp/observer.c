@@ -60,13 +60,17 @@ int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz)
 {
     struct nf_err ignored;
 
+    char joined[PATH_MAX * 2];
+
     if (rel[0] == '/')
         return pol_path_normalize(rel, "/", NULL, out, outsz, &ignored);
     if (!base || base[0] != '/')
         return -1;
-    if (rel[0] == '\0')
-        return pol_path_normalize(base, "/", NULL, out, outsz, &ignored);
-    return pol_path_normalize(rel, base, NULL, out, outsz, &ignored);
+    /* Joined by hand: to the kernel a leading '~' is an ordinary name, not
+     * a home directory. */
+    if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", base, rel) >= sizeof(joined))
+        return -1;
+    return pol_path_normalize(joined, "/", NULL, out, outsz, &ignored);
 }
 
 /* What the sandbox lets the command write besides its write roots: the

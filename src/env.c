@@ -1,6 +1,7 @@
 #include "src/env.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,28 @@ static int put(struct envb *e, const char *name, const char *value, struct nf_er
     size_t nl = strlen(name);
     char *entry;
 
+    bool placed = false;
+
     if (asprintf(&entry, "%s=%s", name, value) < 0)
         return nf_err_sys(err, "out of memory");
-    for (size_t i = 0; i < e->n; i++) {
-        if (strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '=') {
-            free(e->v[i]);
-            e->v[i] = entry;
-            return 0;
+    /* Replace the first copy and drop any later one: shells and most
+     * programs take the last copy of a duplicated name. */
+    for (size_t i = 0; i < e->n;) {
+        if (strncmp(e->v[i], name, nl) != 0 || e->v[i][nl] != '=') {
+            i++;
+            continue;
         }
+        free(e->v[i]);
+        if (!placed) {
+            e->v[i++] = entry;
+            placed = true;
+            continue;
+        }
+        memmove(&e->v[i], &e->v[i + 1], (e->n - i) * sizeof(*e->v));
+        e->n--;
     }
+    if (placed)
+        return 0;
     {
         char **v = realloc(e->v, (e->n + 2) * sizeof(*v));
 
@@ -50,12 +64,82 @@ static const char *lookup(const struct envb *e, const char *name)
     return NULL;
 }
 
+/* s single-quoted for a POSIX shell. */
+static char *shell_quote(const char *s)
+{
+    size_t n = 2;
+    char *out, *o;
+
+    for (const char *p = s; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    out = o = malloc(n + 1);
+    if (!out)
+        return NULL;
+    *o++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return out;
+}
+
+/* git runs GIT_SSH_COMMAND through a shell, ssh runs ProxyCommand through
+ * another and expands % in it: the path of nsfence is quoted for both, so a
+ * space, a quote or a % in it cannot change the command. */
+static char *git_ssh_command(const char *self)
+{
+    bool plain = true;
+
+    for (const char *p = self; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                strchr("/._+-", *p);
+    if (plain) {
+        char *out;
+
+        if (asprintf(&out,
+                     "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='%s connect %%h "
+                     "%%p'",
+                     self) < 0)
+            return NULL;
+        return out;
+    }
+    char *pct = malloc(strlen(self) * 2 + 1), *o = pct;
+    char *inner = NULL, *proxy = NULL, *arg = NULL, *out = NULL;
+
+    if (!pct)
+        return NULL;
+    for (const char *p = self; *p; p++) {
+        *o++ = *p;
+        if (*p == '%')
+            *o++ = '%';
+    }
+    *o = '\0';
+    inner = shell_quote(pct);
+    if (inner && asprintf(&proxy, "ProxyCommand=%s connect %%h %%p", inner) >= 0 &&
+        (arg = shell_quote(proxy)) &&
+        asprintf(&out, "ssh -o ControlMaster=no -o ControlPath=none -o %s", arg) < 0)
+        out = NULL;
+    free(pct);
+    free(inner);
+    free(proxy);
+    free(arg);
+    return out;
+}
+
 int env_build(char *const *base, const struct policy *pol, const char *self, char ***out,
               struct nf_err *err)
 {
     struct envb e = { 0 };
-    char http[64], socks[64], port[16], java[1024], ssh[4200];
+    char http[64], socks[64], port[16];
+    char *java;
     size_t n = 0;
+    int rc;
 
     while (base && base[n])
         n++;
@@ -99,20 +183,26 @@ int env_build(char *const *base, const struct policy *pol, const char *self, cha
         /* The JVM ignores the *_PROXY variables; its system properties, last
          * one winning, go after whatever the caller had. */
         jto = lookup(&e, "JAVA_TOOL_OPTIONS");
-        snprintf(java, sizeof(java),
-                 "%s%s-Dhttp.proxyHost=localhost -Dhttp.proxyPort=%u -Dhttps.proxyHost=localhost "
-                 "-Dhttps.proxyPort=%u -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
-                 jto ? jto : "", jto && *jto ? " " : "", pol->http_port, pol->http_port);
-        if (put(&e, "JAVA_TOOL_OPTIONS", java, err) < 0)
+        if (asprintf(&java,
+                     "%s%s-Dhttp.proxyHost=localhost -Dhttp.proxyPort=%u "
+                     "-Dhttps.proxyHost=localhost -Dhttps.proxyPort=%u "
+                     "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+                     jto ? jto : "", jto && *jto ? " " : "", pol->http_port, pol->http_port) < 0)
+            goto oom;
+        rc = put(&e, "JAVA_TOOL_OPTIONS", java, err);
+        free(java);
+        if (rc < 0)
             goto fail;
         /* git over ssh: the connection goes through the HTTP proxy with
          * CONNECT, made by nsfence itself (no socat in the sandbox). */
         if (self) {
-            snprintf(ssh, sizeof(ssh),
-                     "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='%s connect %%h "
-                     "%%p'",
-                     self);
-            if (put(&e, "GIT_SSH_COMMAND", ssh, err) < 0)
+            char *ssh = git_ssh_command(self);
+
+            if (!ssh)
+                goto oom;
+            rc = put(&e, "GIT_SSH_COMMAND", ssh, err);
+            free(ssh);
+            if (rc < 0)
                 goto fail;
         }
     }

@@ -45,25 +45,30 @@ void vio_sanitize(const char *in, char *out, size_t outsz)
 
     if (!outsz)
         return;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < outsz; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < outsz;) {
+        size_t inv = vio_invisible_len(p);
+
+        if (inv) {
             if (!space && o > 0)
                 out[o++] = ' ';
             space = true;
+            p += inv;
             continue;
         }
-        if (*p == '<' || *p == '>')
+        if (*p == '<' || *p == '>') {
+            p++;
             continue;
+        }
         out[o++] = (char)*p;
         space = *p == ' ';
+        p++;
     }
     while (o > 0 && out[o - 1] == ' ')
         o--;
     out[o] = '\0';
 }
 
-/* Length of a valid UTF-8 sequence at p (1..4), 0 when invalid. */
-static size_t utf8_len(const unsigned char *p)
+size_t vio_utf8_len(const unsigned char *p)
 {
     size_t n;
     unsigned cp;
@@ -108,7 +113,7 @@ void vio_json_escape(const char *s, char *out, size_t outsz)
         } else if (*p < 0x80) {
             tmp[0] = (char)*p;
             plen = 1;
-        } else if ((adv = utf8_len(p)) > 0) {
+        } else if ((adv = vio_utf8_len(p)) > 0) {
             piece = (const char *)p;
             plen = adv;
         } else {
@@ -124,6 +129,27 @@ void vio_json_escape(const char *s, char *out, size_t outsz)
     }
     if (outsz)
         out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+size_t vio_invisible_len(const unsigned char *p)
+{
+    size_t n;
+    unsigned cp;
+
+    if (*p < 0x20 || *p == 0x7f)
+        return 1;
+    if (*p < 0x80 || !(n = vio_utf8_len(p)))
+        return 0;
+    cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+         : n == 3
+             ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
+             : (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+    if ((cp >= 0x80 && cp <= 0x9f) || cp == 0xad || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) ||
+        cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+        (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff ||
+        (cp >= 0xe0000 && cp <= 0xe007f))
+        return n;
+    return 0;
 }
 
 static bool ignored(const struct vio_list *l, const char *line)

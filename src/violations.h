@@ -39,5 +39,16 @@ void vio_print_block(const struct vio_list *l, int fd);
  * must not be able to close the block or forge another. Pure; for tests. */
 void vio_sanitize(const char *in, char *out, size_t outsz);
 
+/* At p, a character a reader must not be shown as-is: C0 and C1 controls,
+ * DEL, and the invisible or bidi formatting characters srt strips (U+00AD,
+ * U+061C, U+200B-U+200F, U+2028/9, U+202A-U+202E, U+2060-U+2064,
+ * U+2066-U+2069, U+FEFF, U+E0000-U+E007F; a U+202E would make a line read
+ * backwards). Returns its length in bytes, 0 when it is an ordinary
+ * character. Pure. */
+size_t vio_invisible_len(const unsigned char *p);
+
+/* The length of the UTF-8 sequence at p (1..4), 0 when invalid. */
+size_t vio_utf8_len(const unsigned char *p);
+
 /* A JSON string body for s (no quotes): escapes, invalid UTF-8 as U+FFFD. */
 void vio_json_escape(const char *s, char *out, size_t outsz);

@@ -167,7 +167,7 @@ localhost
 1" "the proxy variables inside the sandbox"
 nsf -- printenv JAVA_TOOL_OPTIONS GIT_SSH_COMMAND
 like "$OUT" '-Dhttps.proxyHost=localhost -Dhttps.proxyPort=3128' "JAVA_TOOL_OPTIONS carries the proxy"
-like "$OUT" "ProxyCommand='.*nsfence connect %h %p'" "GIT_SSH_COMMAND goes through nsfence connect"
+like "$OUT" "ProxyCommand=.*nsfence.* connect %h %p" "GIT_SSH_COMMAND goes through nsfence connect"
 printf '[network]\nhttp_port = 8888\nsocks_port = 1999\nallow_domain = allowed.test\n' > ports.ini
 nsf --config "$d/ports.ini" -- sh -c 'printenv HTTP_PROXY; curl -sS http://allowed.test/index.html; curl -sS --socks5-hostname localhost:1999 http://allowed.test/index.html'
 is "$OUT" "http://localhost:8888
@@ -176,9 +176,9 @@ hello from upstream" "configured ports are used for the endpoints and the variab
 rm -f ports.ini
 
 # nsfence connect: ssh's ProxyCommand, here with a raw echo.
-nsf $A -- sh -c 's=$(printenv GIT_SSH_COMMAND | sed -n "s/.*ProxyCommand=.\(.*\) connect.*/\1/p"); printf "via connect\n" | $s connect allowed.test 7 | head -1'
+nsf $A -- sh -c 'printf "via connect\n" | "$0" connect allowed.test 7 | head -1' "$NSFENCE"
 is "$OUT" "via connect" "nsfence connect tunnels stdio through the proxy"
-nsf $A -- sh -c 's=$(printenv GIT_SSH_COMMAND | sed -n "s/.*ProxyCommand=.\(.*\) connect.*/\1/p"); echo x | $s connect other.test 22; echo rc=$?'
+nsf $A -- sh -c 'echo x | "$0" connect other.test 22; echo rc=$?' "$NSFENCE"
 like "$ERR" 'connect other.test:22: HTTP/1.1 403' "nsfence connect reports a denial"
 
 # --- behind a parent proxy -----------------------------------------------------------

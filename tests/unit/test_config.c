@@ -998,7 +998,7 @@ static void utf8_bom_is_skipped(void **state)
     expect_error("[network]\n\xEF\xBB\xBF[sandbox]\n", 2, NULL, NULL);
 }
 
-/* ---- known bugs (see the report): these assert the right behaviour ------ */
+/* ---- regressions of bugs found by review ------------------------------- */
 
 static void indented_keys_are_never_read_as_continuations(void **state)
 {
