@@ -104,6 +104,12 @@ like "$ERR" 'deny openat /etc/reported-file' "and keeps the others"
 nsf -- sh -c 'for i in $(seq 1100); do echo > /etc/v$i; done 2>/dev/null; true'
 is "$(printf '%s\n' "$ERR" | grep -c '^deny ')" 1000 "at most 1,000 violations are listed"
 like "$ERR" '\.\.\. 100 more not shown' "and the rest are counted"
+"$NF_HELPERS/withlistener" "$NSFENCE" -- sh -c 'echo ran; "$0" unix' "$try" >"$d/out" 2>"$d/err"
+is "$(cat "$d/out")" "ran
+unix EPERM" "under another listener the run goes on, the enforcing filters in force"
+is "$(grep -c . "$d/err")" 1 "with one line of warning"
+like "$(cat "$d/err")" '^nsfence: warning: write observer unavailable \(Device or resource busy\); running without it$' \
+    "saying the observer is unavailable and why"
 nsf -- sh -c 'for i in 1 2 3; do echo > /etc/same; done 2>/dev/null; true'
 is "$(printf '%s\n' "$ERR" | grep -c '^deny ')" 1 "repeated violations are listed once"
 
