@@ -23,7 +23,7 @@ VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 OPT        ?= -O2 -g
 WARN        = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wswitch-enum \
               -Wmissing-prototypes -Wstrict-prototypes
-BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DNF_VERSION='"$(VERSION)"' -I. $(DEPS_CFLAGS) \
+BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DNF_VERSION='"$(VERSION)"' -I. -I$(B)/gen $(DEPS_CFLAGS) \
               -fno-strict-aliasing -fstack-protector-strong -D_FORTIFY_SOURCE=2
 CFLAGS     ?=
 LDFLAGS    ?=
@@ -44,6 +44,16 @@ STATIC_OBJS := $(patsubst %.c,$(B)/static/%.o,$(LIB_SRCS))
 SAN          = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 all: nsfence
+
+# The seccomp filters, compiled by libseccomp once, at build time.
+GEN = $(B)/gen
+$(GEN)/genbpf: tools/genbpf.c seccomp/filters.c src/err.c seccomp/filters.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -Wno-missing-prototypes -o $@ tools/genbpf.c seccomp/filters.c \
+	    src/err.c $(DEPS_LIBS)
+$(GEN)/seccomp_bpf.inc: $(GEN)/genbpf
+	$< > $@.tmp && mv $@.tmp $@
+$(B)/dyn/seccomp/bpf.o $(B)/asan/seccomp/bpf.o $(B)/static/seccomp/bpf.o: $(GEN)/seccomp_bpf.inc
 
 nsfence: $(B)/dyn/src/main.o $(B)/dyn/libnsfence.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEPS_LINK)
@@ -103,9 +113,9 @@ $(B)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(B)/asan/libnsfence.a
 # libFuzzer builds (clang): `make fuzz`, then run e.g. build/fuzz/ini.fuzz fuzz/corpus/ini
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/%.fuzz,$(FUZZ_NAMES))
 fuzz: $(FUZZ_BINS)
-$(B)/fuzz/%.fuzz: fuzz/fuzz_%.c $(LIB_SRCS)
+$(B)/fuzz/%.fuzz: fuzz/fuzz_%.c $(LIB_SRCS) $(GEN)/seccomp_bpf.inc
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=gnu11 -D_GNU_SOURCE -I. $(DEPS_CFLAGS) -g -O1 \
+	$(CLANG) -std=gnu11 -D_GNU_SOURCE -I. -I$(B)/gen $(DEPS_CFLAGS) -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_$*.c $(LIB_SRCS) $(DEPS_LIBS)
 
 # Which binaries the integration suite runs against, and as whom.
@@ -138,7 +148,7 @@ test: check-format tap-wrappers
 	prove $(PROVE_FLAGS) $(TAP_DIR)/*.t
 
 check-format:
-	clang-format --dry-run --Werror $(MODULE_SRCS) $(wildcard */*.h) $(UNIT_SRCS) $(HELPER_SRCS) \
+	clang-format --dry-run --Werror $(MODULE_SRCS) $(wildcard */*.h) $(UNIT_SRCS) $(HELPER_SRCS) tools/*.c \
 	    $(FUZZ_SRCS) fuzz/replay.c
 
 # ---- demo, install ---------------------------------------------------------

@@ -220,7 +220,7 @@ static size_t wanted(const struct sc_options *o, enum sc_filter *out)
     return n;
 }
 
-int sc_build(const struct sc_options *o, struct sc_set *out, struct nf_err *err)
+int sc_compile(const struct sc_options *o, struct sc_set *out, struct nf_err *err)
 {
     enum sc_filter which[SC_FILTER_COUNT];
     size_t n = wanted(o, which);
