@@ -2,23 +2,80 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define CHUNK (1u << 20) /* splice caps at the pipe's size anyway */
+#define CHUNK     (1u << 20) /* splice caps at the pipe's size anyway */
+#define PIPE_SIZE (256u << 10)
+#define POOL_MAX  32
 
-void px_half_init(struct px_half *h, int src, int dst)
+/* A bigger pipe moves more per splice pair; a refusal (the per-user pipe
+ * quota) just leaves the default. */
+static int take_pipe(struct px_half *h)
 {
-    *h = (struct px_half){ .src = src, .dst = dst, .pipe = { -1, -1 }, .state = PX_PUMP_WANT_READ };
+    struct px_pipe_pool *p = h->pool;
+
+    if (p && p->n) {
+        p->n--;
+        h->pipe[0] = p->free[p->n][0];
+        h->pipe[1] = p->free[p->n][1];
+        return 0;
+    }
+    if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+        return -1;
+    (void)fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+    return 0;
+}
+
+static void give_pipe(struct px_half *h)
+{
+    struct px_pipe_pool *p = h->pool;
+
+    if (h->pipe[0] < 0)
+        return;
+    if (p && h->buffered == 0 && p->n < POOL_MAX) {
+        if (p->n == p->cap) {
+            size_t cap = p->cap ? p->cap * 2 : 8;
+            int(*v)[2] = realloc(p->free, cap * sizeof(*v));
+
+            if (!v)
+                goto close;
+            p->free = v;
+            p->cap = cap;
+        }
+        p->free[p->n][0] = h->pipe[0];
+        p->free[p->n][1] = h->pipe[1];
+        p->n++;
+        h->pipe[0] = h->pipe[1] = -1;
+        return;
+    }
+close:
+    close(h->pipe[0]);
+    close(h->pipe[1]);
+    h->pipe[0] = h->pipe[1] = -1;
+}
+
+void px_half_init(struct px_half *h, int src, int dst, struct px_pipe_pool *pool)
+{
+    *h = (struct px_half){
+        .src = src, .dst = dst, .pipe = { -1, -1 }, .state = PX_PUMP_WANT_READ, .pool = pool
+    };
 }
 
 void px_half_release(struct px_half *h)
 {
-    if (h->pipe[0] >= 0)
-        close(h->pipe[0]);
-    if (h->pipe[1] >= 0)
-        close(h->pipe[1]);
-    h->pipe[0] = h->pipe[1] = -1;
+    give_pipe(h);
+}
+
+void px_pipe_pool_free(struct px_pipe_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        close(p->free[i][0]);
+        close(p->free[i][1]);
+    }
+    free(p->free);
+    *p = (struct px_pipe_pool){ 0 };
 }
 
 enum px_pump px_half_pump(struct px_half *h)
@@ -44,16 +101,20 @@ enum px_pump px_half_pump(struct px_half *h)
                     return h->state = PX_PUMP_ERROR;
                 h->shut = true;
             }
-            px_half_release(h);
+            give_pipe(h);
             return h->state = PX_PUMP_DONE;
         }
-        if (h->pipe[0] < 0 && pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+        if (h->pipe[0] < 0 && take_pipe(h) < 0)
             return h->state = PX_PUMP_ERROR;
         n = splice(h->src, NULL, h->pipe[1], NULL, CHUNK, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return h->state = errno == EAGAIN ? PX_PUMP_WANT_READ : PX_PUMP_ERROR;
+            if (errno == EAGAIN) {
+                give_pipe(h); /* drained and idle: the pipe goes back */
+                return h->state = PX_PUMP_WANT_READ;
+            }
+            return h->state = PX_PUMP_ERROR;
         }
         if (n == 0)
             h->eof = true;
