@@ -240,9 +240,13 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         nf_err_sys(&err, "sigprocmask");
         sync_fail(sync, &err);
     }
-    cmd = fork();
+    /* The command shares init's memory until it execs, as posix_spawn's
+     * child does: no page tables copied, no page copied on write, and init,
+     * which has nothing else to do, waits meanwhile. command_main only makes
+     * system calls and never returns. */
+    cmd = vfork();
     if (cmd < 0) {
-        nf_err_sys(&err, "fork the command");
+        nf_err_sys(&err, "start the command");
         sync_fail(sync, &err);
     }
     if (cmd == 0)

@@ -75,11 +75,13 @@ unset NF_PROBE
 nsf -- pwd
 is "$OUT" "$d" "the command starts in the caller's working directory"
 
-# Background children die with the command.
-nsf -- sh -c 'sleep 30 & echo $! > /dev/null; echo started'
+# Background children die with the command. (A duration of its own, so a
+# run of this file in parallel is not mistaken for this one.)
+nap=30.$$
+nsf -- sh -c "sleep $nap & echo started"
 is "$RC" 0 "a command leaving a background child exits"
 is "$OUT" "started" "the command with a background child ran"
-ok $(pgrep -f "^sleep 30$" >/dev/null && echo 1 || echo 0) "the background sleep is gone after the command exits"
+ok $(pgrep -f "^sleep $nap\$" >/dev/null && echo 1 || echo 0) "the background sleep is gone after the command exits"
 
 # SIGINT to nsfence: the command stops, nsfence exits 130 and leaves nothing.
 # A script's background jobs start with SIGINT ignored (and nsfence, like
