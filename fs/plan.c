@@ -283,6 +283,7 @@ static int add_mandatory_link(struct rules *r, const char *path, struct nf_err *
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
 {
     struct fs_found_list found = { 0 };
+    bool root_left_behind = left_behind(root) == FS_PH_DIR;
     int rc = -1;
 
     if (fs_scan_mandatory(root, depth, &found, err) < 0)
@@ -345,8 +346,16 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
             continue;
         /* Not left to the scan: the name may have appeared since its
          * readdir (another run's placeholder), and must be held either way. */
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-            if (add_mandatory_link(r, path, err) < 0)
+        if (lstat(path, &st) == 0) {
+            if (S_ISLNK(st.st_mode)) {
+                if (add_mandatory_link(r, path, err) < 0)
+                    goto out;
+                continue;
+            }
+        } else if (errno == ENOENT && !slash && !root_left_behind) {
+            /* Missing right under the root, which is resolved already:
+             * nothing to walk, the placeholder goes here. */
+            if (rules_add(r, path, R_DENY, m->dir ? FS_PH_DIR : FS_PH_FILE, "mandatory", err) < 0)
                 goto out;
             continue;
         }
