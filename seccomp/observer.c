@@ -7,13 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "src/log.h"
 #include "src/policy.h"
 #include "src/util.h"
+
+/* Linux 6.6: wake the listener on the trapped task's CPU, and the task on
+ * the listener's, as a hand-off between the two (Debian 12's headers predate
+ * it). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW('!', 4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
 
 /* Where each trapped syscall keeps its paths: the dirfd argument (-1: the
  * path is absolute or relative to the cwd) and the path argument, for up to
@@ -189,14 +201,15 @@ static void handle(struct sc_observer *o)
         if (sp->path[i] >= 0)
             have[i] = path_of(o, sp, i, paths[i], sizeof(paths[i])) == 0;
     /* The paths are read while the caller is stopped in the syscall; only
-     * now, if the notification is still live, is it let go: a short-lived
-     * command cannot exit before its path is read. */
-    if (seccomp_notify_id_valid(o->io.fd, o->req->id) != 0)
-        return;
+     * now is it let go: a short-lived command cannot exit before its path is
+     * read. The answer is taken only while the caller still waits (one that
+     * died or was interrupted meanwhile is ENOENT): then what was read above
+     * was its own, not a recycled pid's, and is reported. */
     memset(o->resp, 0, sizeof(*o->resp));
     o->resp->id = o->req->id;
     o->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-    (void)seccomp_notify_respond(o->io.fd, o->resp);
+    if (seccomp_notify_respond(o->io.fd, o->resp) < 0)
+        return;
     for (int i = 0; sp && i < 2; i++) {
         enum sc_verdict v;
 
@@ -239,6 +252,9 @@ int sc_observer_new(struct sc_observer **out, struct ev_loop *loop, int listener
     o->cfg = *cfg;
     o->io.fd = listener;
     o->io.cb = on_ready;
+    /* Each trapped syscall waits for our answer: two wake-ups per syscall,
+     * cheaper on one CPU. Older kernels answer EINVAL: the same, slower. */
+    (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     if (seccomp_notify_alloc(&o->req, &o->resp) < 0) {
         close(listener);
         free(o);
