@@ -2,7 +2,8 @@
 # this, calls the check functions, and ends with `done_testing`.
 #
 # Environment from tests/leg: NSFENCE (the binary under test), NF_LEG (root
-# or user), NF_HELPERS (built C helpers), NF_FIXTURES, HOME (fresh, private).
+# or user), NF_HELPERS (built C helpers), NF_FIXTURES, NF_TMP (for nf_tmpdir),
+# HOME (fresh, private).
 
 set -u
 _nf_n=0
@@ -78,13 +79,15 @@ done_testing() {
     [ "$_nf_failed" -eq 0 ]
 }
 
-# A fresh directory readable by the other leg too; removed at exit.
+# nf_tmpdir VAR: a fresh directory, readable by the other leg too, in VAR;
+# removed at exit, and with tests/leg's stage whatever happens. (Not
+# `VAR=$(nf_tmpdir)`: a subshell could not record it.)
 nf_tmpdir() {
-    local d
-    d=$(mktemp -d /var/tmp/nsfence-t.XXXXXX)
-    chmod 755 "$d"
-    _nf_tmpdirs+=("$d")
-    printf '%s' "$d"
+    local _nf_d # not a name a caller could pass: printf -v would set ours
+    _nf_d=$(mktemp -d "${NF_TMP:-/var/tmp}/nsfence-t.XXXXXX") || exit 1
+    chmod 755 "$_nf_d"
+    _nf_tmpdirs+=("$_nf_d")
+    printf -v "$1" '%s' "$_nf_d"
 }
 
 # Run nsfence; stdout in $OUT, stderr in $ERR, status in $RC. The command

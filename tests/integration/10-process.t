@@ -3,7 +3,7 @@
 # teardown of everything in the sandbox, capabilities, no_new_privs.
 . "$(dirname "$0")/lib.sh"
 
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 
 nsf --version

@@ -3,7 +3,7 @@
 # /tmp, nosuid/nodev, deny_write, deny_read/allow_read, symlinks resolved.
 . "$(dirname "$0")/lib.sh"
 
-top=$(nf_tmpdir)
+nf_tmpdir top
 mkdir -p "$top/work" "$top/outside"
 echo original > "$top/outside/target"
 cd "$top/work"

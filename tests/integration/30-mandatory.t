@@ -7,7 +7,7 @@
 files=".bashrc .bash_profile .zshrc .zprofile .profile .gitconfig .gitmodules .ripgreprc .mcp.json"
 dirs=".vscode .idea .claude/commands .claude/agents .git/hooks"
 
-w=$(nf_tmpdir)
+nf_tmpdir w
 cd "$w"
 
 prefix_for() { case $1 in 0) echo "" ;; 1) echo "a/" ;; 2) echo "a/b/" ;; 3) echo "a/b/c/" ;; esac; }

@@ -5,7 +5,7 @@
 # directory never unmask each other.
 . "$(dirname "$0")/lib.sh"
 
-w=$(nf_tmpdir)
+nf_tmpdir w
 cd "$w"
 
 wait_for() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.025; done; return 1; }

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 nfnet="$NF_HELPERS/nfnet"
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 
 nsf --no-network -- sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'

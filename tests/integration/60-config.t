@@ -3,7 +3,7 @@
 # and exit 125; the command never runs. Config precedence and lookup.
 . "$(dirname "$0")/lib.sh"
 
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 
 refuse() { # refuse DESCRIPTION REGEX nsfence-args...

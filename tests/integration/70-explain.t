@@ -3,7 +3,7 @@
 # nothing; -v prints the same plan lines as a run executes them.
 . "$(dirname "$0")/lib.sh"
 
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 mkdir -p sub/.git/hooks secret
 echo x > sub/.git/config

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 raw="$NF_HELPERS/rawtcp"
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 A="--allow-domain allowed.test"
 

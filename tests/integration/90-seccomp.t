@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 try="$NF_HELPERS/trysys"
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 
 expect_all() { # expect_all "name errno" ...  (one run, every line checked)

@@ -4,7 +4,7 @@
 # fixture: network
 . "$(dirname "$0")/lib.sh"
 
-d=$(nf_tmpdir)
+nf_tmpdir d
 cd "$d"
 
 # --- doctor ------------------------------------------------------------------------
