@@ -96,10 +96,10 @@ UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRCS))
 REPLAY_BINS := $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/asan/libnsfence.a
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/tmptree.c tests/unit/tmptree.h $(B)/asan/libnsfence.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -U_FORTIFY_SOURCE -Wno-missing-prototypes $(CFLAGS) \
-	    -o $@ $< $(B)/asan/libnsfence.a $(DEPS_LIBS) -lcmocka
+	    -o $@ $< tests/unit/tmptree.c $(B)/asan/libnsfence.a $(DEPS_LIBS) -lcmocka
 
 $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
@@ -148,7 +148,8 @@ test: check-format tap-wrappers
 	prove $(PROVE_FLAGS) $(TAP_DIR)/*.t
 
 check-format:
-	clang-format --dry-run --Werror $(MODULE_SRCS) $(wildcard */*.h) $(UNIT_SRCS) $(HELPER_SRCS) tools/*.c \
+	clang-format --dry-run --Werror $(MODULE_SRCS) $(wildcard */*.h) $(UNIT_SRCS) tests/unit/tmptree.[ch] \
+	    $(HELPER_SRCS) tools/*.c \
 	    $(FUZZ_SRCS) fuzz/replay.c
 
 # ---- demo, install ---------------------------------------------------------

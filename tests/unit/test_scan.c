@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "fs/scan.h"
+#include "tests/unit/tmptree.h"
 
 /* ---- fixture: a private directory D ------------------------------------- */
 
@@ -31,66 +32,20 @@ struct fx {
 static int fx_setup(void **state)
 {
     struct fx *fx = calloc(1, sizeof(*fx));
-    char tmpl[] = "/var/tmp/nsfence-test-scan-XXXXXX";
-    char real[PATH_MAX];
 
-    umask(022);
-    if (!fx || !mkdtemp(tmpl) || !realpath(tmpl, real) || strlen(real) >= sizeof(fx->d)) {
+    if (!fx || tmptree_make("scan", fx->d, sizeof(fx->d)) < 0) {
         free(fx);
         return -1;
     }
-    memcpy(fx->d, real, strlen(real) + 1);
-    /* Traversable by uid 65534 for the unreadable-directory case. */
-    if (chmod(fx->d, 0755) < 0)
-        return -1;
     *state = fx;
     return 0;
-}
-
-/* rm -rf without following links; unlistable directories made listable. */
-static void rm_tree(int at, const char *name)
-{
-    struct stat st;
-
-    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        int fd;
-        DIR *dir;
-
-        fchmodat(at, name, 0700, 0);
-        fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0) {
-            dir = fdopendir(fd);
-            if (dir) {
-                for (bool again = true; again;) {
-                    struct dirent *e;
-
-                    again = false;
-                    rewinddir(dir);
-                    while ((e = readdir(dir))) {
-                        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                            continue;
-                        rm_tree(dirfd(dir), e->d_name);
-                        again = true;
-                    }
-                }
-                closedir(dir);
-            } else {
-                close(fd);
-            }
-        }
-        unlinkat(at, name, AT_REMOVEDIR);
-    } else {
-        unlinkat(at, name, 0);
-    }
 }
 
 static int fx_teardown(void **state)
 {
     struct fx *fx = *state;
 
-    rm_tree(AT_FDCWD, fx->d);
+    tmptree_remove(fx->d);
     free(fx);
     return 0;
 }

@@ -1,0 +1,69 @@
+#include "tests/unit/tmptree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tmptree_make(const char *tag, char *out, size_t outsz)
+{
+    char tmpl[PATH_MAX];
+    char real[PATH_MAX];
+
+    umask(022);
+    if (snprintf(tmpl, sizeof(tmpl), "/var/tmp/nsfence-test-%s-XXXXXX", tag) >= (int)sizeof(tmpl))
+        return -1;
+    if (!mkdtemp(tmpl))
+        return -1;
+    if (!realpath(tmpl, real) || strlen(real) >= outsz || chmod(real, 0755) < 0) {
+        rmdir(tmpl);
+        return -1;
+    }
+    memcpy(out, real, strlen(real) + 1);
+    return 0;
+}
+
+static void rm_tree(int at, const char *name)
+{
+    struct stat st;
+    DIR *dir;
+    int fd;
+
+    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlinkat(at, name, 0);
+        return;
+    }
+    fchmodat(at, name, 0700, 0);
+    fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (dir) {
+        for (bool again = true; again;) {
+            struct dirent *e;
+
+            again = false;
+            rewinddir(dir);
+            while ((e = readdir(dir))) {
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                    continue;
+                rm_tree(dirfd(dir), e->d_name);
+                again = true;
+            }
+        }
+        closedir(dir);
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    unlinkat(at, name, AT_REMOVEDIR);
+}
+
+void tmptree_remove(const char *path)
+{
+    rm_tree(AT_FDCWD, path);
+}

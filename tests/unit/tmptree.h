@@ -1,0 +1,12 @@
+/* A private directory tree under /var/tmp for the unit tests that work on
+ * real files (scan, resolve, plan). */
+#pragma once
+
+#include <stddef.h>
+
+/* mkdtemp /var/tmp/nsfence-test-TAG-XXXXXX, its realpath in out, mode 0755
+ * (traversable by uid 65534 for the permission cases). 0, or -1. */
+int tmptree_make(const char *tag, char *out, size_t outsz);
+
+/* rm -rf without following links; unlistable directories made listable. */
+void tmptree_remove(const char *path);
