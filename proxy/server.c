@@ -770,76 +770,62 @@ too_large:
                     "Connection: close\r\n\r\n");
 }
 
-/* Move body bytes of the current request from c->in to c->to_up. Returns 1
- * when the body is complete, 0 when more is needed, -1 when malformed. */
-static int move_request_body(struct conn *c)
+/* Move what belongs to a message's body from `from` to `to`. Returns 1 when
+ * the body is complete (a close-delimited one never is), 0 when more is
+ * needed, -1 when malformed. */
+static int move_body(enum px_http_body *body, uint64_t *left, struct px_chunked *chunk,
+                     struct buf *from, struct buf *to)
 {
     size_t take = 0;
 
-    switch (c->req_body) {
+    switch (*body) {
     case PX_BODY_NONE:
-    case PX_BODY_CLOSE:
         return 1;
+    case PX_BODY_CLOSE:
+        take = from->len;
+        break;
     case PX_BODY_LENGTH:
-        take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
-        c->req_left -= take;
+        take = from->len < *left ? from->len : (size_t)*left;
+        *left -= take;
         break;
     case PX_BODY_CHUNKED: {
         bool done = false;
-        ssize_t n = px_chunked_feed(&c->req_chunk, c->in.data, c->in.len, &done);
+        ssize_t n = px_chunked_feed(chunk, from->data, from->len, &done);
 
         if (n < 0)
             return -1;
         take = (size_t)n;
         if (done)
-            c->req_body = PX_BODY_NONE;
+            *body = PX_BODY_NONE;
         break;
     }
     }
-    if (take && buf_append(&c->to_up, c->in.data, take) < 0)
+    if (take && buf_append(to, from->data, take) < 0)
         return -1;
-    buf_consume(&c->in, take);
-    if (c->req_body == PX_BODY_LENGTH)
-        return c->req_left == 0;
-    return c->req_body == PX_BODY_NONE;
+    buf_consume(from, take);
+    if (*body == PX_BODY_LENGTH)
+        return *left == 0;
+    return *body == PX_BODY_NONE;
 }
 
-/* Move response bytes from c->up to c->to_client. Returns 1 when the
- * response is complete. */
+/* The current request's body, c->in to c->to_up. A request has no
+ * close-delimited body: nothing follows its head. */
+static int move_request_body(struct conn *c)
+{
+    if (c->req_body == PX_BODY_CLOSE)
+        return 1;
+    return move_body(&c->req_body, &c->req_left, &c->req_chunk, &c->in, &c->to_up);
+}
+
+/* The current response's body, c->up to c->to_client; a close-delimited one
+ * is complete when the upstream has closed. */
 static int move_response_body(struct conn *c)
 {
-    size_t take = 0;
+    int r = move_body(&c->resp_body, &c->resp_left, &c->resp_chunk, &c->up, &c->to_client);
 
-    switch (c->resp_body) {
-    case PX_BODY_NONE:
-        return 1;
-    case PX_BODY_CLOSE:
-        take = c->up.len;
-        break;
-    case PX_BODY_LENGTH:
-        take = c->up.len < c->resp_left ? c->up.len : (size_t)c->resp_left;
-        c->resp_left -= take;
-        break;
-    case PX_BODY_CHUNKED: {
-        bool done = false;
-        ssize_t n = px_chunked_feed(&c->resp_chunk, c->up.data, c->up.len, &done);
-
-        if (n < 0)
-            return -1;
-        take = (size_t)n;
-        if (done)
-            c->resp_body = PX_BODY_NONE;
-        break;
-    }
-    }
-    if (take && buf_append(&c->to_client, c->up.data, take) < 0)
-        return -1;
-    buf_consume(&c->up, take);
-    if (c->resp_body == PX_BODY_LENGTH)
-        return c->resp_left == 0;
-    if (c->resp_body == PX_BODY_CLOSE)
+    if (r == 0 && c->resp_body == PX_BODY_CLOSE)
         return c->up_eof;
-    return c->resp_body == PX_BODY_NONE;
+    return r;
 }
 
 static void response_head(struct conn *c)
