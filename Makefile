@@ -105,7 +105,7 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O2 $(CFLAGS) -o $@ $< -lpthread $(DEPS_LIBS)
 
-$(B)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(B)/asan/libnsfence.a
+$(B)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/replay.c $(B)/asan/libnsfence.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -U_FORTIFY_SOURCE -Wno-missing-prototypes $(CFLAGS) \
 	    -o $@ fuzz/fuzz_$*.c fuzz/replay.c $(B)/asan/libnsfence.a $(DEPS_LIBS)
@@ -113,7 +113,7 @@ $(B)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(B)/asan/libnsfence.a
 # libFuzzer builds (clang): `make fuzz`, then run e.g. build/fuzz/ini.fuzz fuzz/corpus/ini
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/%.fuzz,$(FUZZ_NAMES))
 fuzz: $(FUZZ_BINS)
-$(B)/fuzz/%.fuzz: fuzz/fuzz_%.c $(LIB_SRCS) $(GEN)/seccomp_bpf.inc
+$(B)/fuzz/%.fuzz: fuzz/fuzz_%.c fuzz/fuzz.h $(LIB_SRCS) $(GEN)/seccomp_bpf.inc
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=gnu11 -D_GNU_SOURCE -I. -I$(B)/gen $(DEPS_CFLAGS) -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_$*.c $(LIB_SRCS) $(DEPS_LIBS)

@@ -12,28 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fuzz/fuzz.h"
 #include "proxy/http.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static char *copy(const char *s, size_t n)
-{
-    char *p = malloc(n ? n : 1);
-
-    CHECK(p != NULL);
-    if (n) {
-        memcpy(p, s, n);
-    }
-    return p;
-}
 
 static bool inside(const char *p, size_t n, const char *buf, size_t len)
 {
@@ -155,7 +135,7 @@ static void fuzz_request(const char *buf, size_t len, size_t cut, size_t small)
      * the final verdict, and an accepted head parses the same without what
      * follows it. */
     cut %= len + 1;
-    pre = copy(buf, cut);
+    pre = fuzz_copy(buf, cut);
     pres = px_http_parse_request(pre, cut, p);
     if (res == PX_HTTP_OK) {
         CHECK(pres == (cut >= r->head_len ? PX_HTTP_OK : PX_HTTP_INCOMPLETE));
@@ -191,7 +171,7 @@ static void fuzz_response(const char *buf, size_t len, size_t cut, bool head_req
         CHECK(r->status >= 200 || r->body == PX_BODY_NONE);
     }
     cut %= len + 1;
-    pre = copy(buf, cut);
+    pre = fuzz_copy(buf, cut);
     pres = px_http_parse_response(pre, cut, head_request, p);
     if (res == PX_HTTP_OK) {
         CHECK(pres == (cut >= r->head_len ? PX_HTTP_OK : PX_HTTP_INCOMPLETE));

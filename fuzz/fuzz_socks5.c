@@ -10,28 +10,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fuzz/fuzz.h"
 #include "proxy/socks5.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static uint8_t *copy(const uint8_t *s, size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1);
-
-    CHECK(p != NULL);
-    if (n) {
-        memcpy(p, s, n);
-    }
-    return p;
-}
 
 static void fuzz_greeting(const uint8_t *buf, size_t len)
 {
@@ -44,7 +24,7 @@ static void fuzz_greeting(const uint8_t *buf, size_t len)
         CHECK(no_auth == (memchr(buf + 2, 0, consumed - 2) != NULL));
     }
     for (size_t k = 0; k < len && k < 300; k++) {
-        uint8_t *pre = copy(buf, k);
+        uint8_t *pre = fuzz_copy(buf, k);
         enum px_socks_result p = px_socks_parse_greeting(pre, k, &consumed, &no_auth);
 
         CHECK(p != PX_SOCKS_OK || (r == PX_SOCKS_OK && k >= consumed));
@@ -85,7 +65,7 @@ static void fuzz_request(const uint8_t *buf, size_t len)
         }
     }
     for (size_t k = 0; k < len && k < 300; k++) {
-        uint8_t *pre = copy(buf, k);
+        uint8_t *pre = fuzz_copy(buf, k);
         enum px_socks_result p = px_socks_parse_request(pre, k, &pc, &pre_req);
 
         CHECK(p != PX_SOCKS_OK || (r == PX_SOCKS_OK && k >= consumed && pc == consumed));
