@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "src/util.h"
+
 /* srt's isValidHost limit, on the raw spelling including brackets. */
 #define RAW_HOST_MAX 255
 /* RFC 1035 text form without the trailing dot. */
@@ -20,17 +22,6 @@
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 static char to_lower(char c)
@@ -113,7 +104,7 @@ static int parse_v4_number(const char *s, size_t n, uint64_t *out)
         n--;
     }
     for (size_t i = 0; i < n; i++) {
-        int d = hex_value(s[i]);
+        int d = nf_hex_value(s[i]);
 
         if (d < 0 || (unsigned)d >= radix)
             return -1;
@@ -215,8 +206,8 @@ static int parse_v6(const char *s, size_t n, struct px_addr *out)
             compress = ++idx;
             continue;
         }
-        while (len < 4 && p < n && hex_value(s[p]) >= 0) {
-            v = v * 16 + (unsigned)hex_value(s[p]);
+        while (len < 4 && p < n && nf_hex_value(s[p]) >= 0) {
+            v = v * 16 + (unsigned)nf_hex_value(s[p]);
             p++;
             len++;
         }

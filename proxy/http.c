@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "src/util.h"
+
 /* A chunk-size line (size and extensions) longer than this is refused:
  * nothing legitimate needs it, and an unbounded extension lets a client make
  * the proxy scan forever for a line end that a peer may place elsewhere. */
@@ -868,20 +870,6 @@ enum chunk_state {
     CH_ERROR,
 };
 
-static int hex_value(unsigned char c)
-{
-    if (is_digit(c)) {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* One byte of the framing (anything but chunk data). Returns the next state.
  * Every line must end in CRLF: the bytes are relayed unchanged, and a peer
  * that ends a chunk line at a bare LF, or reads "0x5", "+5" or " 5" as a size,
@@ -893,7 +881,7 @@ static enum chunk_state chunk_step(struct px_chunked *c, enum chunk_state s, uns
     switch (s) {
     case CH_SIZE_FIRST:
     case CH_SIZE:
-        v = hex_value(ch);
+        v = nf_hex_value(ch);
         if (v >= 0) {
             /* Sizes past 63 bits wrap in a peer that holds them signed,
              * and past 64 bits in everyone. */

@@ -6,16 +6,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+#include "src/util.h"
 
 /* Percent-decode src[0..n) into out; -1 on a bad escape or overflow. */
 static int pct_decode(const char *src, size_t n, char *out, size_t outsz)
@@ -30,8 +21,8 @@ static int pct_decode(const char *src, size_t n, char *out, size_t outsz)
 
             if (i + 2 >= n)
                 return -1;
-            a = hexval(src[i + 1]);
-            b = hexval(src[i + 2]);
+            a = nf_hex_value(src[i + 1]);
+            b = nf_hex_value(src[i + 2]);
             if (a < 0 || b < 0)
                 return -1;
             c = a * 16 + b;

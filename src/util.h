@@ -51,6 +51,18 @@ static inline void nf_closep(const int *fd)
 
 #define NF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The value of one hexadecimal digit, or -1. */
+static inline int nf_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #include <dirent.h>
