@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz.h"
 #include "seccomp/observer.h"
 #include "src/policy.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(bool ok)
 {
@@ -24,20 +23,6 @@ static void check(bool ok)
 static char *const roots[] = { "/work/proj", "/tmp/build", "/" };
 static char *const protected_paths[] = { "/work/proj/.git/hooks", "/work/proj/.bashrc",
                                          "/tmp/build/.vscode" };
-
-static void check_normal(const char *p)
-{
-    size_t n = strlen(p);
-
-    check(p[0] == '/');
-    check(n < PATH_MAX);
-    check(!strstr(p, "//"));
-    check(!strstr(p, "/./"));
-    check(!strstr(p, "/../"));
-    check(n == 1 || p[n - 1] != '/');
-    check(!(n >= 2 && strcmp(p + n - 2, "/.") == 0));
-    check(!(n >= 3 && strcmp(p + n - 3, "/..") == 0));
-}
 
 static void check_verdicts(const char *p)
 {
@@ -123,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (r == 0) {
         n = strlen(out);
-        check_normal(out);
+        fuzz_check_normal_path(out);
         /* a normal absolute path resolves to itself, whatever the base,
          * in a buffer of its exact size */
         check(sc_path_resolve(NULL, out, again, sizeof(again)) == 0);
