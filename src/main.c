@@ -271,7 +271,8 @@ static int run(struct cli *cli, struct nf_err *err)
             nf_err_sys(err, "write");
         goto out;
     }
-    selflen = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    /* Only the network's environment names nsfence itself (git over ssh). */
+    selflen = pol.network_enabled ? readlink("/proc/self/exe", self, sizeof(self) - 1) : -1;
     self[selflen > 0 ? selflen : 0] = '\0';
     if (env_build(environ, &pol, selflen > 0 ? self : NULL, &envp, err) < 0)
         goto out;
