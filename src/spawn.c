@@ -355,6 +355,26 @@ static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t reven
 
 static int run_sandbox(struct spawn_config *cfg, struct nf_err *err);
 
+/* A send to init failed: init most likely failed first and said why before
+ * it exited. Its own message, not our EPIPE, is what the user needs. */
+static void prefer_child_error(int fd, struct nf_err *err)
+{
+    struct sync_msg m;
+    int fds[SYNC_MAX_FDS];
+    size_t nfds;
+
+    if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+        return;
+    while (sync_recv(fd, &m, fds, &nfds) > 0) {
+        for (size_t i = 0; i < nfds; i++)
+            close(fds[i]);
+        if (m.kind == SYNC_ERROR) {
+            nf_err_set(err, m.code, "%s", m.text);
+            return;
+        }
+    }
+}
+
 void spawn_reap(struct spawn_config *cfg)
 {
     siginfo_t info;
@@ -447,6 +467,7 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
     cfg->times[STAGE_CLONED] = sync_now_us();
     if (sync_send(r.sync.fd, &go, NULL, 0) < 0) {
         nf_err_sys(err, "start the sandbox");
+        prefer_child_error(r.sync.fd, err);
         goto fail_child;
     }
     /* While init builds the fixed part of the root, make the placeholders
@@ -458,6 +479,7 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
             goto fail_child;
         if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
             nf_err_sys(err, "start the sandbox");
+            prefer_child_error(r.sync.fd, err);
             goto fail_child;
         }
     }
