@@ -161,6 +161,8 @@ static int do_tmpfs(struct exec *x, const struct fs_op *op, const char *mode, un
     return attach(mnt, dst, op, err);
 }
 
+/* An empty read-only file over a denied file, or over a symlink (the
+ * kernel mounts a non-directory on any non-directory, a symlink included). */
 static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *err)
 {
     _cleanup_close_ int mnt =
@@ -171,7 +173,7 @@ static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *e
         return nf_err_sys(err, "open_tree empty file");
     if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
         return -1;
-    dst = open_dst(x, op, true, false, err);
+    dst = open_dst(x, op, true, op->kind == FS_OP_MASK_LINK, err);
     if (dst < 0)
         return -1;
     return attach(mnt, dst, op, err);
@@ -314,6 +316,7 @@ static int run_op(struct exec *x, const struct fs_op *op, int proc, struct nf_er
     case FS_OP_MASK_DIR:
         return do_tmpfs(x, op, "0755", ATTR_RW | MOUNT_ATTR_NOEXEC, err);
     case FS_OP_MASK_FILE:
+    case FS_OP_MASK_LINK:
         return do_mask_file(x, op, err);
     case FS_OP_REMOUNT_RO:
         return do_remount_ro(x, op, err);
@@ -352,8 +355,20 @@ static int run_until(const struct fs_plan *plan, struct exec *x, bool stop_at_pl
             fs_op_format(op, line, sizeof(line));
             log_verbose("mount: %s", line);
         }
-        if (run_op(x, op, x->proc, err) < 0)
+        if (run_op(x, op, x->proc, err) < 0) {
+            /* What the scan found below the top of a write root may vanish
+             * before its mount (a build removing its directories): the scan
+             * is a snapshot, and a name absent now is unprotected in any
+             * case. Explicit denies and the top stay fail-closed. */
+            if (op->optional &&
+                (err->code == ENOENT || err->code == ENOTDIR || err->code == ELOOP)) {
+                log_verbose("mount: %s skipped: it vanished meanwhile", op->dst);
+                err->msg[0] = '\0';
+                err->code = 0;
+                continue;
+            }
             return -1;
+        }
     }
     return 0;
 }

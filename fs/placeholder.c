@@ -7,120 +7,393 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/log.h"
+#include "src/syscalls.h"
 #include "src/util.h"
+
+#define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* What git reads from a commondir file as "this very directory": an empty
+ * commondir makes git fail, so a placeholder must say this. */
+static const char dot_content[] = ".\n";
 
 bool fs_placeholder_is(const struct stat *st)
 {
     if (st->st_mtim.tv_sec != FS_PH_MTIME)
         return false;
     if (S_ISREG(st->st_mode))
-        return st->st_size == 0;
+        return st->st_size == 0 || st->st_size == (off_t)(sizeof(dot_content) - 1);
     return S_ISDIR(st->st_mode);
 }
 
-static int mark(int fd, const char *path, struct nf_err *err)
+int fs_open_beneath_root(const char *dir)
+{
+    return nf_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC,
+                      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+int fs_open_parent_beneath(int root, const char *rel, char *leaf, size_t leafsz)
+{
+    const char *slash = strrchr(rel, '/');
+    char dir[PATH_MAX];
+
+    if (snprintf(leaf, leafsz, "%s", slash ? slash + 1 : rel) >= (int)leafsz) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!slash)
+        return fcntl(root, F_DUPFD_CLOEXEC, 3);
+    if ((size_t)(slash - rel) >= sizeof(dir)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(dir, rel, (size_t)(slash - rel));
+    dir[slash - rel] = '\0';
+    return nf_openat2(root, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, BENEATH);
+}
+
+/* The path below the write root; NULL when path is not beneath it. */
+static const char *below(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+
+    if (strcmp(root, "/") == 0)
+        return path[1] ? path + 1 : NULL;
+    if (strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
+        return NULL;
+    return path + n + 1;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* name in dir is still the file fd holds: nobody removed or replaced it
+ * between our open and our lock. */
+static bool still_linked(int dir, const char *name, int fd)
+{
+    struct stat fst, lst;
+
+    return fstat(fd, &fst) == 0 && fst.st_nlink > 0 &&
+           fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&fst, &lst);
+}
+
+static int mark(int fd, bool dot)
 {
     struct timespec ts[2] = { { .tv_sec = FS_PH_MTIME }, { .tv_sec = FS_PH_MTIME } };
 
-    if (futimens(fd, ts) < 0)
-        return nf_err_sys(err, "placeholder %s: set mtime", path);
+    if (dot && write(fd, dot_content, sizeof(dot_content) - 1) != sizeof(dot_content) - 1)
+        return -1;
+    return futimens(fd, ts);
+}
+
+static void brief_pause(void)
+{
+    struct timespec ts = { .tv_nsec = 500 * 1000 };
+
+    nanosleep(&ts, NULL);
+}
+
+/* A temporary of ours at the top of the write root, not held by any live
+ * run (a creator holds its lock from birth): what a killed run left. Only an
+ * empty file or directory, or a symlink planted under our name, goes. */
+static void remove_stale(int root, const char *name)
+{
+    _cleanup_close_ int fd = -1;
+    struct stat st;
+
+    if (fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return;
+    if (S_ISLNK(st.st_mode)) {
+        (void)unlinkat(root, name, 0);
+        return;
+    }
+    fd = openat(root, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_linked(root, name, fd) ||
+        fstat(fd, &st) < 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        if (unlinkat(root, name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY && errno != ENOENT)
+            log_v("stale placeholder %s: %m", name);
+    } else if (S_ISREG(st.st_mode) && st.st_size <= (off_t)(sizeof(dot_content) - 1)) {
+        (void)unlinkat(root, name, 0);
+    }
+}
+
+enum hold_rc {
+    HOLD_OK = 0,
+    HOLD_ERROR = -1,
+    HOLD_CANNOT = -2, /* this user cannot create it here: nor can the command */
+    HOLD_NONE = -3,   /* exists, but not ours to hold (unreadable) */
+    HOLD_GONE = -4,   /* its directory vanished or changed under us */
+};
+
+struct making {
+    int root;        /* the write root */
+    const char *rel; /* below it */
+    enum fs_placeholder kind;
+    bool fresh;    /* the plan saw it missing: try to create first */
+    bool optional; /* found by the scan: gone now means skip, never make */
+    int parent;    /* out */
+    char name[NAME_MAX + 1];
+};
+
+static int open_existing(struct making *m)
+{
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+
+    return openat(m->parent, m->name, m->kind == FS_PH_DIR ? flags | O_DIRECTORY : flags);
+}
+
+/* Create under a temporary name at the top of the write root, locked and
+ * marked, then move it into place: nobody ever sees it half made where it
+ * belongs. Returns the held fd, HOLD_* otherwise; -EEXIST when the name
+ * appeared meanwhile (adopt it). */
+static int create_complete(struct making *m, struct nf_err *err)
+{
+    char tmp[NAME_MAX + 1];
+    _cleanup_close_ int fd = -1;
+    size_t n;
+
+    n = (size_t)snprintf(tmp, sizeof(tmp), "%s%s", FS_PH_TMP_PREFIX, m->rel);
+    if (n >= sizeof(tmp))
+        return -EINVAL; /* too long for one name: create in place */
+    for (char *p = tmp; *p; p++)
+        if (*p == '/')
+            *p = '~';
+    if (m->kind == FS_PH_DIR) {
+        if (mkdirat(m->root, tmp, 0755) == 0)
+            fd = openat(m->root, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    } else {
+        fd = openat(m->root, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    }
+    if (fd < 0) {
+        if (errno == EEXIST) {
+            /* Another run is making the same one (it holds the lock), or a
+             * killed run left it: remove it if nobody holds it, and retry. */
+            remove_stale(m->root, tmp);
+            brief_pause();
+            return -EAGAIN;
+        }
+        if (errno == ENOENT)
+            return -EAGAIN; /* removed by a cleaner before we opened it */
+        if (errno == EACCES || errno == EPERM || errno == EROFS)
+            return HOLD_CANNOT;
+        return nf_err_sys(err, "placeholder %s: create %s", m->rel, tmp);
+    }
+    /* Shared from birth: a cleaner or a finishing run needs it exclusive. */
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0 || !still_linked(m->root, tmp, fd))
+        return -EAGAIN;
+    if (mark(fd, m->kind == FS_PH_DOTFILE) < 0) {
+        nf_err_sys(err, "placeholder %s: mark", m->rel);
+        (void)unlinkat(m->root, tmp, m->kind == FS_PH_DIR ? AT_REMOVEDIR : 0);
+        return HOLD_ERROR;
+    }
+    if (renameat2(m->root, tmp, m->parent, m->name, RENAME_NOREPLACE) == 0)
+        return steal_fd(&fd);
+    {
+        int e = errno;
+
+        (void)unlinkat(m->root, tmp, m->kind == FS_PH_DIR ? AT_REMOVEDIR : 0);
+        if (e == EEXIST)
+            return -EEXIST;
+        if (e == EINVAL || e == EXDEV)
+            return -EINVAL; /* no RENAME_NOREPLACE here, or another mount */
+        if (e == ENOENT || e == ENOTDIR)
+            return HOLD_GONE;
+        if (e == EACCES || e == EPERM || e == EROFS)
+            return HOLD_CANNOT;
+        errno = e;
+        return nf_err_sys(err, "placeholder %s: rename into place", m->rel);
+    }
+}
+
+/* Where a file system cannot rename without replacing, or the directory is
+ * another mount: an exclusive create in place, then the lock and the mark. */
+static int create_in_place(struct making *m, struct nf_err *err)
+{
+    _cleanup_close_ int fd = -1;
+
+    if (m->kind == FS_PH_DIR) {
+        if (mkdirat(m->parent, m->name, 0755) < 0)
+            goto failed;
+        fd = open_existing(m);
+    } else {
+        fd = openat(m->parent, m->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    }
+    if (fd < 0)
+        goto failed;
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0 || !still_linked(m->parent, m->name, fd))
+        return -EAGAIN;
+    if (mark(fd, m->kind == FS_PH_DOTFILE) < 0)
+        return nf_err_sys(err, "placeholder %s: mark", m->rel);
+    return steal_fd(&fd);
+failed:
+    if (errno == EEXIST)
+        return -EEXIST;
+    if (errno == ENOENT || errno == ENOTDIR)
+        return HOLD_GONE;
+    if (errno == EACCES || errno == EPERM || errno == EROFS)
+        return HOLD_CANNOT;
+    return nf_err_sys(err, "placeholder %s", m->rel);
+}
+
+/* An existing entry at the placeholder's place: ours, another run's, or one
+ * the plan chose to hold. */
+static int adopt(struct making *m, struct nf_err *err)
+{
+    _cleanup_close_ int fd = open_existing(m);
+
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return -EAGAIN;
+        if (errno == ELOOP || errno == ENOTDIR)
+            return HOLD_GONE; /* replaced by a symlink or another kind */
+        if (errno == EACCES || errno == EPERM)
+            return HOLD_NONE;
+        return nf_err_sys(err, "placeholder %s", m->rel);
+    }
+    /* Blocks while a finishing run holds it exclusive; it is then gone. */
+    if (RETRY_EINTR(flock(fd, LOCK_SH)) < 0)
+        return nf_err_sys(err, "placeholder %s: flock", m->rel);
+    if (!still_linked(m->parent, m->name, fd))
+        return -EAGAIN;
+    return steal_fd(&fd);
+}
+
+static int hold_one(struct making *m, struct nf_err *err)
+{
+    bool in_place = false;
+    bool create = m->fresh;
+
+    for (int attempt = 0; attempt < 16; attempt++) {
+        int fd;
+
+        if (m->parent < 0) {
+            m->parent = fs_open_parent_beneath(m->root, m->rel, m->name, sizeof(m->name));
+            if (m->parent < 0) {
+                if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
+                    return HOLD_GONE;
+                if (errno == EACCES)
+                    return HOLD_NONE;
+                return nf_err_sys(err, "placeholder %s", m->rel);
+            }
+        }
+        if (create)
+            fd = in_place ? create_in_place(m, err) : create_complete(m, err);
+        else
+            fd = adopt(m, err);
+        if (fd >= 0 || fd == HOLD_ERROR || fd == HOLD_CANNOT || fd == HOLD_NONE || fd == HOLD_GONE)
+            return fd;
+        if (fd == -EINVAL)
+            in_place = true;
+        /* Held because it existed (another run's, or a user's empty one)
+         * and gone now: below the top nothing is protected that does not
+         * exist, so nothing is made in its place. */
+        if (fd == -EAGAIN && !create && m->optional)
+            return HOLD_GONE;
+        /* -EEXIST: it appeared, adopt it; -EAGAIN after an adopt: it went,
+         * make it. */
+        create = fd == -EEXIST ? false : fd == -EAGAIN && !create ? true : create;
+    }
+    return nf_err_set(err, EAGAIN, "placeholder %s: keeps changing under us", m->rel);
+}
+
+static int set_add(struct fs_ph_set *set, struct making *m, const char *path, int fd,
+                   struct nf_err *err)
+{
+    struct fs_ph_hold *v = realloc(set->v, (set->n + 1) * sizeof(*v));
+    struct fs_ph_hold *h;
+
+    if (!v)
+        return nf_err_sys(err, "out of memory");
+    set->v = v;
+    h = &set->v[set->n];
+    *h = (struct fs_ph_hold){ .fd = fd, .parent = m->parent, .anchor = -1 };
+    m->parent = -1;
+    h->anchor = fcntl(m->root, F_DUPFD_CLOEXEC, 3);
+    h->path = strdup(path);
+    h->name = strdup(m->name);
+    h->rel = strdup(m->rel);
+    set->n++;
+    if (h->anchor < 0 || !h->path || !h->name || !h->rel)
+        return nf_err_sys(err, "placeholder %s", path);
     return 0;
 }
 
-/* Returns the held fd; -2 when the name cannot be made here; -3 when it
- * exists but cannot be opened (not ours, and no run of this user can have
- * made it: nothing to hold); -1 on error. */
-static int hold_one(const char *path, enum fs_placeholder kind, struct nf_err *err)
+/* The write root's descriptor, opened once per root. */
+static int root_fd(const char *anchor, const char **cached, int *fd, struct nf_err *err)
 {
-    int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-
-    for (int attempt = 0; attempt < 8; attempt++) {
-        _cleanup_close_ int fd = -1;
-        bool created = false;
-        struct stat fst, lst;
-
-        if (kind == FS_PH_DIR) {
-            if (mkdir(path, 0755) == 0)
-                created = true;
-            else if (errno != EEXIST)
-                goto create_failed;
-            fd = open(path, oflags | O_DIRECTORY);
-        } else {
-            fd = open(path, oflags | O_CREAT | O_EXCL, 0644);
-            if (fd >= 0)
-                created = true;
-            else if (errno == EEXIST)
-                fd = open(path, oflags);
-            else
-                goto create_failed;
-        }
-        if (fd < 0) {
-            if (errno == ENOENT)
-                continue; /* removed by a finishing run meanwhile */
-            if (!created && (errno == EACCES || errno == EPERM))
-                return -3;
-            return nf_err_sys(err, "placeholder %s", path);
-        }
-        /* Lock before marking: a mark must never be seen unlocked, or a
-         * finishing run could remove a mount point another run is about to
-         * use. */
-        if (RETRY_EINTR(flock(fd, LOCK_SH)) < 0)
-            return nf_err_sys(err, "placeholder %s: flock", path);
-        if (created && mark(fd, path, err) < 0)
-            return -1;
-        /* Still linked at path? A finishing run may have removed it between
-         * our open and our lock. */
-        if (fstat(fd, &fst) < 0)
-            return nf_err_sys(err, "placeholder %s", path);
-        if (lstat(path, &lst) < 0 || fst.st_ino != lst.st_ino || fst.st_dev != lst.st_dev ||
-            fst.st_nlink == 0)
-            continue;
-        return steal_fd(&fd);
-    create_failed:
-        if (errno == EACCES || errno == EPERM || errno == EROFS)
-            return -2;
-        return nf_err_sys(err, "placeholder %s", path);
-    }
-    return nf_err_set(err, EAGAIN, "placeholder %s: keeps changing under us", path);
+    if (*cached && strcmp(*cached, anchor) == 0)
+        return *fd;
+    if (*fd >= 0)
+        close(*fd);
+    *cached = NULL;
+    *fd = fs_open_beneath_root(anchor);
+    if (*fd < 0)
+        return nf_err_sys(err, "write root %s", anchor);
+    *cached = anchor;
+    return *fd;
 }
 
 int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct nf_err *err)
 {
+    const char *cached = NULL;
+    _cleanup_close_ int root = -1;
+
     set->v = NULL;
     set->n = 0;
+    for (size_t i = 0; i < plan->n_stale; i++) {
+        if (root_fd(plan->stale[i].anchor, &cached, &root, err) < 0)
+            return -1;
+        remove_stale(root, plan->stale[i].name);
+    }
     for (size_t i = 0; i < plan->n; i++) {
         struct fs_op *op = &plan->ops[i];
-        struct fs_ph_hold *v;
+        struct making m = { .parent = -1, .kind = op->ph };
         int fd;
 
         if (op->ph == FS_PH_NONE)
             continue;
-        fd = hold_one(op->dst, op->ph, err);
-        if (fd == -3)
+        if (!op->anchor || !(m.rel = below(op->dst, op->anchor)))
+            return nf_err_set(err, EINVAL, "placeholder %s: not inside a write root", op->dst);
+        if (root_fd(op->anchor, &cached, &root, err) < 0)
+            return -1;
+        m.root = root;
+        m.fresh = op->ph_missing;
+        m.optional = op->optional;
+        fd = hold_one(&m, err);
+        if (fd < 0 && m.parent >= 0)
+            close(m.parent);
+        switch (fd) {
+        case HOLD_NONE:
             continue;
-        if (fd == -2) {
+        case HOLD_CANNOT:
             log_v("placeholder %s skipped: cannot be created here, nor inside", op->dst);
             op->skip = true;
             continue;
-        }
-        if (fd < 0)
+        case HOLD_GONE:
+            if (op->optional) {
+                log_v("%s skipped: it vanished meanwhile", op->dst);
+                op->skip = true;
+                continue;
+            }
+            return nf_err_set(err, EAGAIN,
+                              "placeholder %s: a directory on its way vanished or changed while "
+                              "the sandbox was set up (another run in the same directory?); try "
+                              "again",
+                              op->dst);
+        case HOLD_ERROR:
             return -1;
-        v = realloc(set->v, (set->n + 1) * sizeof(*v));
-        if (!v) {
-            close(fd);
-            return nf_err_sys(err, "out of memory");
+        default:
+            break;
         }
-        set->v = v;
-        set->v[set->n].fd = fd;
-        set->v[set->n].path = strdup(op->dst);
-        if (!set->v[set->n].path) {
-            close(fd);
-            return nf_err_sys(err, "out of memory");
-        }
-        set->n++;
+        if (set_add(set, &m, op->dst, fd, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -128,27 +401,27 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
 /* A placeholder directory (.claude) can hold another run's placeholders
  * (.claude/commands) when that run saw it before it was marked: the run that
  * empties it removes it too, unless someone still holds it. */
-static void remove_empty_parent(const char *path)
+static void remove_empty_parent(const struct fs_ph_hold *h)
 {
+    char leaf[NAME_MAX + 1];
+    _cleanup_close_ int pp = -1;
+    _cleanup_close_ int fd = -1;
     char dir[PATH_MAX];
-    char *slash;
-    struct stat fst, lst;
-    int fd;
+    const char *slash = strrchr(h->rel, '/');
+    struct stat st;
 
-    snprintf(dir, sizeof(dir), "%s", path);
-    slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
+    if (!slash || (size_t)(slash - h->rel) >= sizeof(dir))
         return;
-    *slash = '\0';
-    if (lstat(dir, &lst) < 0 || !S_ISDIR(lst.st_mode) || !fs_placeholder_is(&lst))
+    memcpy(dir, h->rel, (size_t)(slash - h->rel));
+    dir[slash - h->rel] = '\0';
+    pp = fs_open_parent_beneath(h->anchor, dir, leaf, sizeof(leaf));
+    if (pp < 0 || fstatat(pp, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+        !fs_placeholder_is(&st))
         return;
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 && fst.st_ino == lst.st_ino &&
-        fst.st_dev == lst.st_dev && rmdir(dir) < 0 && errno != ENOTEMPTY && errno != ENOENT)
-        log_warn("could not remove placeholder %s: %m", dir);
-    close(fd);
+    fd = openat(pp, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && still_linked(pp, leaf, fd) &&
+        unlinkat(pp, leaf, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY && errno != ENOENT)
+        log_warn("could not remove placeholder %s/%s: %m", dir, leaf);
 }
 
 void fs_placeholders_release(struct fs_ph_set *set)
@@ -156,20 +429,27 @@ void fs_placeholders_release(struct fs_ph_set *set)
     /* Deepest first, so a placeholder directory is empty when its turn comes. */
     for (size_t i = set->n; i-- > 0;) {
         struct fs_ph_hold *h = &set->v[i];
-        struct stat fst, lst;
+        struct stat st;
 
-        if (fstat(h->fd, &fst) == 0 && fs_placeholder_is(&fst) &&
-            flock(h->fd, LOCK_EX | LOCK_NB) == 0 && lstat(h->path, &lst) == 0 &&
-            lst.st_ino == fst.st_ino && lst.st_dev == fst.st_dev) {
-            int rc = S_ISDIR(fst.st_mode) ? rmdir(h->path) : unlink(h->path);
+        if (h->fd >= 0 && fstat(h->fd, &st) == 0 && fs_placeholder_is(&st) &&
+            flock(h->fd, LOCK_EX | LOCK_NB) == 0 && h->name &&
+            still_linked(h->parent, h->name, h->fd)) {
+            int rc = unlinkat(h->parent, h->name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
 
             if (rc < 0 && errno != ENOTEMPTY && errno != ENOENT)
                 log_warn("could not remove placeholder %s: %m", h->path);
-            if (rc == 0)
-                remove_empty_parent(h->path);
+            if (rc == 0 && h->rel && h->anchor >= 0)
+                remove_empty_parent(h);
         }
-        close(h->fd);
+        if (h->fd >= 0)
+            close(h->fd);
+        if (h->parent >= 0)
+            close(h->parent);
+        if (h->anchor >= 0)
+            close(h->anchor);
         free(h->path);
+        free(h->name);
+        free(h->rel);
     }
     free(set->v);
     set->v = NULL;

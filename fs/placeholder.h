@@ -2,9 +2,17 @@
  * where a protected name does not exist yet. They live on the host only while
  * a run needs them. Each run holds a shared flock on every placeholder it
  * uses; the last run to finish (the one that gets the exclusive lock) removes
- * it, so two runs in one directory never unmask each other, and what a run
- * killed with SIGKILL left behind is recognised (empty, marked mtime) and
- * removed by the next run. */
+ * it, so two runs in one directory never unmask each other.
+ *
+ * Every operation resolves beneath a descriptor held on the write root
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, then *at calls on the held
+ * parent): the sandboxed command of a concurrent run may swap any directory
+ * on the way for a symlink, and must not make us create or remove anything
+ * outside the write root. A placeholder is made complete under a temporary
+ * name at the top of its write root (FS_PH_TMP_PREFIX...), marked, and only
+ * then renamed into place with RENAME_NOREPLACE; a run killed at any instant
+ * leaves either nothing, a marked placeholder, or a temporary that the next
+ * run's scan finds and removes. */
 #pragma once
 
 #include <stdbool.h>
@@ -17,9 +25,17 @@
 /* An unusual, even (FAT has 2 s granularity) mtime marks our placeholders. */
 #define FS_PH_MTIME 315545146
 
+/* Temporaries are named this, then the path below the write root with '/'
+ * spelled '~'. */
+#define FS_PH_TMP_PREFIX ".nsfence-ph~"
+
 struct fs_ph_hold {
     char *path;
-    int fd;
+    int parent; /* O_PATH descriptor of the directory holding it */
+    char *name; /* its name there */
+    int fd;     /* the placeholder itself, flocked shared */
+    int anchor; /* the write root (O_PATH), for the parent's parent */
+    char *rel;  /* path below the write root */
 };
 
 struct fs_ph_set {
@@ -27,12 +43,26 @@ struct fs_ph_set {
     size_t n;
 };
 
+/* A marked placeholder: an empty directory, or a regular file that is empty
+ * or holds ".\n" (git's commondir). */
 bool fs_placeholder_is(const struct stat *st);
 
-/* Make (or adopt) every placeholder the plan asks for and lock it shared.
- * A name the caller cannot create (EACCES, EPERM, EROFS) cannot be created
- * inside the sandbox either: that op is marked skip. */
+/* Remove what killed runs left half-made (plan->stale), then make (or
+ * adopt) every placeholder the plan asks for and lock it shared. A name the
+ * caller cannot create (EACCES, EPERM, EROFS) cannot be created inside the
+ * sandbox either: that op is marked skip, as is an optional op whose
+ * directory vanished. A required one whose directory vanished or changed
+ * into a symlink fails the run. */
 int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct nf_err *err);
 
 /* Remove the placeholders no other run holds; close every lock. */
 void fs_placeholders_release(struct fs_ph_set *set);
+
+/* The descriptor of dir (absolute, no symlink on the way), for *at calls
+ * beneath it. */
+int fs_open_beneath_root(const char *dir);
+
+/* rel's directory beneath root (O_PATH, no symlink followed, never leaving
+ * root); its last component is copied to leaf. "" or a bare name gives a
+ * duplicate of root. */
+int fs_open_parent_beneath(int root, const char *rel, char *leaf, size_t leafsz);

@@ -23,6 +23,7 @@ enum rule_kind {
     R_WRITE,
     R_DENY,
     R_LINK,
+    R_MASK_LINK,
     R_MASK_DIR,
     R_MASK_FILE,
     R_ALLOW,
@@ -32,6 +33,7 @@ struct rule {
     char *path;
     enum rule_kind kind;
     enum fs_placeholder ph;
+    bool optional; /* found by the scan: may vanish before it is mounted */
     const char *why;
     unsigned depth;
     size_t seq;
@@ -41,6 +43,8 @@ struct rules {
     struct rule *v;
     size_t n;
     size_t cap;
+    struct fs_plan *plan; /* for what the scan finds besides rules */
+    const struct policy *pol;
 };
 
 /* What the sandbox sees at a path, given the rules above it. */
@@ -58,12 +62,26 @@ struct done {
     const char *anchor; /* the write root that made it writable */
 };
 
-static int rules_add(struct rules *r, const char *path, enum rule_kind kind, enum fs_placeholder ph,
-                     const char *why, struct nf_err *err)
+static int rules_add_opt(struct rules *r, const char *path, enum rule_kind kind,
+                         enum fs_placeholder ph, bool optional, const char *why, struct nf_err *err)
 {
-    for (size_t i = 0; i < r->n; i++)
-        if (r->v[i].kind == kind && strcmp(r->v[i].path, path) == 0)
+    for (size_t i = 0; i < r->n; i++) {
+        /* A masked link needs nothing else at its path: the mask holds it. */
+        if ((kind == R_LINK || kind == R_MASK_LINK) &&
+            (r->v[i].kind == R_LINK || r->v[i].kind == R_MASK_LINK) && r->v[i].kind != kind &&
+            strcmp(r->v[i].path, path) == 0) {
+            r->v[i].kind = R_MASK_LINK;
+            r->v[i].optional = r->v[i].optional && optional;
             return 0;
+        }
+        if (r->v[i].kind == kind && strcmp(r->v[i].path, path) == 0) {
+            /* Asked for twice: required if either asks so. */
+            r->v[i].optional = r->v[i].optional && optional;
+            if (r->v[i].ph == FS_PH_NONE)
+                r->v[i].ph = ph;
+            return 0;
+        }
+    }
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 32;
         struct rule *v = realloc(r->v, cap * sizeof(*v));
@@ -73,14 +91,23 @@ static int rules_add(struct rules *r, const char *path, enum rule_kind kind, enu
         r->v = v;
         r->cap = cap;
     }
-    r->v[r->n] = (struct rule){
-        .kind = kind, .ph = ph, .why = why, .depth = pol_path_depth(path), .seq = r->n
-    };
+    r->v[r->n] = (struct rule){ .kind = kind,
+                                .ph = ph,
+                                .optional = optional,
+                                .why = why,
+                                .depth = pol_path_depth(path),
+                                .seq = r->n };
     r->v[r->n].path = strdup(path);
     if (!r->v[r->n].path)
         return nf_err_sys(err, "out of memory");
     r->n++;
     return 0;
+}
+
+static int rules_add(struct rules *r, const char *path, enum rule_kind kind, enum fs_placeholder ph,
+                     const char *why, struct nf_err *err)
+{
+    return rules_add_opt(r, path, kind, ph, false, why, err);
 }
 
 static void rules_free(struct rules *r)
@@ -158,23 +185,30 @@ static enum fs_placeholder left_behind(const char *path)
 
 /* Which protected paths a run must hold a lock on. Ours to create (missing),
  * or left behind by a killed run: shown as placeholders. Any other empty
- * file or directory may be a placeholder another run has just created and
- * not yet marked: held too, so that run cannot remove it under us; removed
- * at the end only if it carries the mark by then. */
+ * file or directory may be a placeholder another run is making in place
+ * (where a file system cannot rename without replacing) and has not marked
+ * yet: held too, so that run cannot remove it under us; removed at the end
+ * only if it carries the mark by then. */
 static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
 {
     struct stat st;
 
     op->ph = missing;
     op->ph_shown = missing != FS_PH_NONE;
-    if (missing != FS_PH_NONE || lstat(op->dst, &st) < 0)
+    op->ph_missing = missing != FS_PH_NONE;
+    if (lstat(op->dst, &st) < 0)
         return;
+    op->ph_missing = false;
     if (fs_placeholder_is(&st))
         op->ph_shown = true;
     if (S_ISDIR(st.st_mode))
         op->ph = FS_PH_DIR;
     else if (S_ISREG(st.st_mode) && st.st_size == 0)
         op->ph = FS_PH_FILE;
+    else if (op->ph_shown && S_ISREG(st.st_mode))
+        op->ph = FS_PH_DOTFILE;
+    else
+        op->ph = FS_PH_NONE;
 }
 
 /* A deny (explicit, mandatory or a config file): resolved through symlinks
@@ -183,6 +217,7 @@ static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
 struct link_ctx {
     struct rules *r;
     const char *why;
+    bool optional;
     int rc;
     struct nf_err *err;
 };
@@ -194,16 +229,18 @@ static void protect_link(void *ctx, const char *link)
     struct link_ctx *l = ctx;
 
     if (l->rc == 0)
-        l->rc = rules_add(l->r, link, R_LINK, FS_PH_NONE, l->why, l->err);
+        l->rc = rules_add_opt(l->r, link, R_LINK, FS_PH_NONE, l->optional, l->why, l->err);
 }
 
-static int add_deny(struct rules *r, const char *path, bool dir_if_missing, const char *why,
-                    struct nf_err *err)
+/* missing: the placeholder when the path itself is the first missing name
+ * (a deeper missing name needs a directory). */
+static int add_deny_opt(struct rules *r, const char *path, enum fs_placeholder missing,
+                        bool optional, const char *why, struct nf_err *err)
 {
     char real[PATH_MAX];
     enum fs_res res;
     size_t missing_at = 0;
-    struct link_ctx lc = { .r = r, .why = why, .err = err };
+    struct link_ctx lc = { .r = r, .why = why, .optional = optional, .err = err };
 
     if (fs_resolve_links(path, real, sizeof(real), &res, &missing_at, protect_link, &lc, err) < 0)
         return nf_err_prefix(err, "%s %s", why, path);
@@ -211,7 +248,7 @@ static int add_deny(struct rules *r, const char *path, bool dir_if_missing, cons
         return -1;
     switch (res) {
     case FS_RES_EXISTS:
-        return rules_add(r, real, R_DENY, FS_PH_NONE, why, err);
+        return rules_add_opt(r, real, R_DENY, FS_PH_NONE, optional, why, err);
     case FS_RES_MISSING: {
         bool deeper = real[missing_at] != '\0';
         char *slash;
@@ -227,8 +264,7 @@ static int add_deny(struct rules *r, const char *path, bool dir_if_missing, cons
             }
             deeper = true;
         }
-        return rules_add(r, real, R_DENY, deeper || dir_if_missing ? FS_PH_DIR : FS_PH_FILE, why,
-                         err);
+        return rules_add_opt(r, real, R_DENY, deeper ? FS_PH_DIR : missing, optional, why, err);
     }
     case FS_RES_IMPOSSIBLE:
         return 0;
@@ -236,10 +272,12 @@ static int add_deny(struct rules *r, const char *path, bool dir_if_missing, cons
     return 0;
 }
 
-/* A protected name that is itself a symlink: keep the link from being
- * replaced, and protect where it points. A link that cannot be resolved (a
- * loop in a project) still has the link itself protected, and a write through
- * it fails, so it must not break the run. */
+static int add_deny(struct rules *r, const char *path, bool dir_if_missing, const char *why,
+                    struct nf_err *err)
+{
+    return add_deny_opt(r, path, dir_if_missing ? FS_PH_DIR : FS_PH_FILE, false, why, err);
+}
+
 /* The real location of path's last component (its parent resolved). */
 static int real_parent(const char *path, char *out, size_t outsz)
 {
@@ -258,7 +296,68 @@ static int real_parent(const char *path, char *out, size_t outsz)
     return 0;
 }
 
-static int add_link_itself(struct rules *r, const char *path, struct nf_err *err)
+/* The first symlink on path's way below root (root itself resolved), or -1
+ * when there is none. */
+static int first_link_below(const char *root, const char *path, char *out, size_t outsz)
+{
+    size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+
+    if (!pol_path_within(path, root) || snprintf(out, outsz, "%s", path) >= (int)outsz)
+        return -1;
+    for (char *p = out + n + 1; p <= out + strlen(path); p++) {
+        struct stat st;
+        char c = *p;
+
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (lstat(out, &st) < 0)
+            return -1;
+        if (S_ISLNK(st.st_mode))
+            return 0;
+        *p = c;
+    }
+    return -1;
+}
+
+/* A protected name whose symlinks cannot be resolved (a loop such as
+ * `.claude -> loopa -> .claude`, or a link we cannot read through): the
+ * command could replace a later link in the chain and write through the
+ * name. An empty read-only file over its first symlink inside the write
+ * root makes nothing reachable through it and the link unreplaceable. */
+static int mask_unresolvable(struct rules *r, const char *root, const char *path,
+                             const struct nf_err *why, bool optional, struct nf_err *err)
+{
+    char link[PATH_MAX];
+
+    if (first_link_below(root, path, link, sizeof(link)) < 0) {
+        if (optional) {
+            log_v("mandatory deny %s: %s", path, why->msg);
+            return 0;
+        }
+        *err = *why;
+        return -1;
+    }
+    log_v("mandatory deny %s: %s; masking %s", path, why->msg, link);
+    if (rules_add_opt(r, link, R_MASK_LINK, FS_PH_NONE, optional, "unresolvable symlink", err) < 0)
+        return -1;
+    /* The other links of the chain stay as they are too: replacing `loopa`
+     * with a directory would otherwise plant what the name leads to once the
+     * run is over. */
+    {
+        struct link_ctx lc = {
+            .r = r, .why = "unresolvable symlink", .optional = optional, .err = err
+        };
+        char real[PATH_MAX];
+        enum fs_res res;
+        struct nf_err ignored = { 0 };
+
+        (void)fs_resolve_links(path, real, sizeof(real), &res, NULL, protect_link, &lc, &ignored);
+        return lc.rc;
+    }
+}
+
+static int add_link_itself(struct rules *r, const char *path, bool optional, struct nf_err *err)
 {
     char real[PATH_MAX];
 
@@ -266,17 +365,164 @@ static int add_link_itself(struct rules *r, const char *path, struct nf_err *err
         log_v("mandatory deny %s: cannot resolve its directory", path);
         return 0;
     }
-    return rules_add(r, real, R_LINK, FS_PH_NONE, "mandatory", err);
+    return rules_add_opt(r, real, R_LINK, FS_PH_NONE, optional, "mandatory", err);
 }
 
-static int add_mandatory_link(struct rules *r, const char *path, struct nf_err *err)
+/* A mandatory name found by the scan (or at the top): protected where it
+ * really is; a name that cannot be resolved is masked. */
+static int add_mandatory_path(struct rules *r, const char *root, const char *path,
+                              enum fs_placeholder missing, bool optional, struct nf_err *err)
 {
-    struct nf_err ignored = { 0 };
+    struct nf_err e = { 0 };
 
-    if (add_link_itself(r, path, err) < 0)
+    if (add_deny_opt(r, path, missing, optional, "mandatory", &e) == 0)
+        return 0;
+    if (e.code == ENOMEM) {
+        *err = e;
         return -1;
-    if (add_deny(r, path, false, "mandatory", &ignored) < 0)
-        log_v("mandatory deny %s: target not protected: %s", path, ignored.msg);
+    }
+    return mask_unresolvable(r, root, path, &e, optional, err);
+}
+
+static int add_mandatory_link(struct rules *r, const char *root, const char *path, bool optional,
+                              struct nf_err *err)
+{
+    struct nf_err e = { 0 };
+    char real[PATH_MAX];
+    enum fs_res res;
+
+    if (fs_resolve(path, real, sizeof(real), &res, NULL, &e) < 0)
+        return mask_unresolvable(r, root, path, &e, optional, err);
+    if (add_link_itself(r, path, optional, err) < 0)
+        return -1;
+    return add_mandatory_path(r, root, path, FS_PH_FILE, optional, err);
+}
+
+/* Below the top, what the scan finds may vanish before it is mounted (a
+ * build removing its directories): skipped then. At the top, and in the
+ * top's own .git and .claude, it is required. */
+static bool scan_optional(const char *root, const char *path)
+{
+    const char *rel = path + (strcmp(root, "/") == 0 ? 1 : strlen(root) + 1);
+    size_t first = strcspn(rel, "/");
+
+    if (!rel[first])
+        return false;
+    return !((first == 4 && strncasecmp(rel, ".git", 4) == 0) ||
+             (first == 7 && strncasecmp(rel, ".claude", 7) == 0));
+}
+
+static int add_gitdir(struct rules *r, const char *root, const struct fs_found_list *found,
+                      size_t from, struct nf_err *err);
+
+static bool in_write_root(const struct rules *r, const char *path)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_WRITE && pol_path_within(path, r->v[i].path))
+            return true;
+    return false;
+}
+
+/* A .git file names the git directory git really uses (a linked worktree's
+ * or a submodule's): inside a write root, its control files are protected
+ * as a .git directory's would be. */
+static int add_gitfile_target(struct rules *r, const char *root, const struct fs_found *f,
+                              struct nf_err *err)
+{
+    struct fs_found_list sub = { 0 };
+    char joined[PATH_MAX * 2], norm[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(f->path, '/');
+    struct nf_err e = { 0 };
+    enum fs_res res;
+    int rc;
+
+    if (!f->target || !slash)
+        return 0;
+    if (f->target[0] == '/')
+        snprintf(joined, sizeof(joined), "%s", f->target);
+    else
+        snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - f->path), f->path, f->target);
+    if (pol_path_normalize(joined, "/", NULL, norm, sizeof(norm), &e) < 0 ||
+        fs_resolve(norm, real, sizeof(real), &res, NULL, &e) < 0 || res != FS_RES_EXISTS)
+        return 0; /* git refuses a gitfile whose directory is not there */
+    if (!in_write_root(r, real))
+        return 0; /* read-only already */
+    if (fs_scan_gitdir(real, &sub, err) < 0)
+        return -1;
+    rc = add_gitdir(r, root, &sub, 0, err);
+    fs_found_free(&sub);
+    return rc;
+}
+
+/* What a scan found, from index from on. */
+static int add_gitdir(struct rules *r, const char *root, const struct fs_found_list *found,
+                      size_t from, struct nf_err *err)
+{
+    for (size_t i = from; i < found->n; i++) {
+        const struct fs_found *f = &found->v[i];
+        bool optional = pol_path_within(f->path, root) && scan_optional(root, f->path);
+        const char *slash = strrchr(f->path, '/');
+
+        switch (f->kind) {
+        case FS_FOUND_STALE:
+            if (slash && r->plan) {
+                struct fs_stale *v = realloc(r->plan->stale, (r->plan->n_stale + 1) * sizeof(*v));
+
+                if (!v)
+                    return nf_err_sys(err, "out of memory");
+                r->plan->stale = v;
+                v[r->plan->n_stale] =
+                    (struct fs_stale){ .anchor = strdup(root), .name = strdup(slash + 1) };
+                if (!v[r->plan->n_stale].anchor || !v[r->plan->n_stale].name)
+                    return nf_err_sys(err, "out of memory");
+                r->plan->n_stale++;
+            }
+            break;
+        case FS_FOUND_SYMLINK:
+            if (add_mandatory_link(r, root, f->path, optional, err) < 0)
+                return -1;
+            break;
+        case FS_FOUND_LINK: {
+            char real[PATH_MAX];
+            enum fs_res res;
+            struct nf_err e = { 0 };
+
+            /* A symlinked .git or .claude that leads nowhere it can be
+             * resolved: masked, so a later link in its chain cannot be
+             * swapped for a directory the command writes. */
+            if (fs_resolve(f->path, real, sizeof(real), &res, NULL, &e) < 0) {
+                if (mask_unresolvable(r, root, f->path, &e, optional, err) < 0)
+                    return -1;
+                break;
+            }
+            if (add_link_itself(r, f->path, optional, err) < 0)
+                return -1;
+            break;
+        }
+        case FS_FOUND_GITFILE:
+            if (add_mandatory_path(r, root, f->path, FS_PH_FILE, optional, err) < 0 ||
+                add_gitfile_target(r, root, f, err) < 0)
+                return -1;
+            break;
+        case FS_FOUND_ABSENT:
+            if (add_mandatory_path(r, root, f->path,
+                                   f->absent_dir ? FS_PH_DIR
+                                   : f->dot      ? FS_PH_DOTFILE
+                                                 : FS_PH_FILE,
+                                   optional, err) < 0)
+                return -1;
+            break;
+        case FS_FOUND_FILE:
+        case FS_FOUND_DIR:
+            /* Resolved: a name found through a symlinked .claude or .git
+             * lands where it really is. */
+            if (add_mandatory_path(r, root, f->path,
+                                   f->kind == FS_FOUND_DIR ? FS_PH_DIR : FS_PH_FILE, optional,
+                                   err) < 0)
+                return -1;
+            break;
+        }
+    }
     return 0;
 }
 
@@ -284,54 +530,28 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
 {
     struct fs_found_list found = { 0 };
     bool root_left_behind = left_behind(root) == FS_PH_DIR;
+    struct stat st;
+    char git[PATH_MAX];
     int rc = -1;
 
     if (fs_scan_mandatory(root, depth, &found, err) < 0)
         goto out;
-    for (size_t i = 0; i < found.n; i++) {
-        const struct fs_found *f = &found.v[i];
-
-        struct nf_err e = { 0 };
-
-        switch (f->kind) {
-        case FS_FOUND_SYMLINK:
-            if (add_mandatory_link(r, f->path, err) < 0)
-                goto out;
-            break;
-        case FS_FOUND_LINK:
-            if (add_link_itself(r, f->path, err) < 0)
-                goto out;
-            break;
-        case FS_FOUND_FILE:
-        case FS_FOUND_DIR:
-            /* Resolved: a name found through a symlinked .claude or .git
-             * lands where it really is. A project's own loop or unreadable
-             * corner must not break the run. */
-            if (add_deny(r, f->path, f->kind == FS_FOUND_DIR, "mandatory", &e) < 0) {
-                if (e.code == ENOMEM) {
-                    *err = e;
-                    goto out;
-                }
-                log_v("%s", e.msg);
-            }
-            break;
-        }
-    }
+    if (add_gitdir(r, root, &found, 0, err) < 0)
+        goto out;
+    for (size_t i = 0; i < found.n_git && r->plan; i++)
+        if (strs_add(&r->plan->git_seen, &r->plan->n_git_seen, found.git[i], err) < 0)
+            goto out;
     /* At the top of the root, names that do not exist yet cannot be created
-     * either. `.git/...` only when .git is a directory: where .git does not
-     * exist nothing is made for it, so `git init` still works. */
+     * either. `.git/...` only when .git is a directory (the scan probed it). */
     for (size_t i = 0; i < fs_n_mandatory_names; i++) {
         const struct fs_mandatory_name *m = &fs_mandatory_names[i];
         char path[PATH_MAX];
-        struct stat st;
 
         const char *slash = strchr(m->name, '/');
-        struct nf_err e = { 0 };
 
         if (slash) {
-            /* .git/hooks, .claude/commands: only under a directory (a link to
-             * one is followed; the scan protects the link itself). Where .git
-             * does not exist nothing is made for it, so `git init` works. */
+            /* .claude/commands: only under a directory (a link to one is
+             * followed; the scan protects the link itself). */
             snprintf(path, sizeof(path), "%s%s%.*s", root, strcmp(root, "/") ? "/" : "",
                      (int)(slash - m->name), m->name);
             if (stat(path, &st) < 0) {
@@ -348,7 +568,7 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
          * readdir (another run's placeholder), and must be held either way. */
         if (lstat(path, &st) == 0) {
             if (S_ISLNK(st.st_mode)) {
-                if (add_mandatory_link(r, path, err) < 0)
+                if (add_mandatory_link(r, root, path, false, err) < 0)
                     goto out;
                 continue;
             }
@@ -359,17 +579,107 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
                 goto out;
             continue;
         }
-        if (add_deny(r, path, m->dir, "mandatory", &e) < 0) {
-            if (e.code == ENOMEM) {
-                *err = e;
-                goto out;
-            }
-            log_v("%s", e.msg);
-        }
+        if (add_mandatory_path(r, root, path, m->dir ? FS_PH_DIR : FS_PH_FILE, false, err) < 0)
+            goto out;
     }
+    /* A repository planted at the top, with core.fsmonitor or a hook, would
+     * run on the user's next git command there: `.git` is not creatable
+     * unless allowed. The placeholder is a directory: an empty one is no
+     * repository to git, which looks further up as if it were absent. */
+    if (snprintf(git, sizeof(git), "%s%s.git", root, strcmp(root, "/") ? "/" : "") <
+            (int)sizeof(git) &&
+        !r->pol->allow_git_init && lstat(git, &st) < 0 && errno == ENOENT &&
+        rules_add(r, git, R_DENY, FS_PH_DIR, "mandatory", err) < 0)
+        goto out;
     rc = 0;
 out:
     fs_found_free(&found);
+    return rc;
+}
+
+/* A protected file with more than one name: a write through another name
+ * changes it too. The other names the scan can reach are protected; what
+ * it cannot account for is said. */
+static int add_hard_links(struct rules *r, const struct policy *pol, struct nf_err *err)
+{
+    struct fs_inode *inodes = NULL;
+    nlink_t *nlinks = NULL;
+    char **names = NULL;
+    size_t n = 0;
+    int rc = -1;
+
+    for (size_t i = 0; i < r->n; i++) {
+        struct stat st;
+        void *p;
+
+        if (r->v[i].kind != R_DENY || r->v[i].ph != FS_PH_NONE)
+            continue;
+        if (!in_write_root(r, r->v[i].path) || lstat(r->v[i].path, &st) < 0 ||
+            !S_ISREG(st.st_mode) || st.st_nlink < 2)
+            continue;
+        if (!(p = realloc(inodes, (n + 1) * sizeof(*inodes))))
+            goto oom;
+        inodes = p;
+        if (!(p = realloc(nlinks, (n + 1) * sizeof(*nlinks))))
+            goto oom;
+        nlinks = p;
+        if (!(p = realloc(names, (n + 1) * sizeof(*names))))
+            goto oom;
+        names = p;
+        inodes[n] = (struct fs_inode){ .dev = st.st_dev, .ino = st.st_ino };
+        nlinks[n] = st.st_nlink;
+        names[n] = r->v[i].path;
+        n++;
+    }
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    {
+        struct fs_found_list found = { 0 };
+
+        for (size_t i = 0; i < r->n; i++) {
+            struct stat st;
+
+            if (r->v[i].kind != R_WRITE || stat(r->v[i].path, &st) < 0 || !S_ISDIR(st.st_mode))
+                continue;
+            if (fs_scan_inodes(r->v[i].path, pol->mandatory_deny_depth, inodes, n, &found, err) <
+                0) {
+                fs_found_free(&found);
+                goto out;
+            }
+        }
+        for (size_t k = 0; k < n; k++) {
+            nlink_t seen = 0;
+
+            for (size_t i = 0; i < found.n; i++) {
+                struct stat st;
+
+                if (lstat(found.v[i].path, &st) < 0 || st.st_ino != inodes[k].ino ||
+                    st.st_dev != inodes[k].dev)
+                    continue;
+                seen++;
+                if (rules_add_opt(r, found.v[i].path, R_DENY, FS_PH_NONE, true, "hard link", err) <
+                    0) {
+                    fs_found_free(&found);
+                    goto out;
+                }
+            }
+            if (seen < nlinks[k])
+                log_warn("%s has %lu names and only %lu are within the write roots' scanned "
+                         "depth: a write through another name can change it",
+                         names[k], (unsigned long)nlinks[k], (unsigned long)seen);
+        }
+        fs_found_free(&found);
+    }
+    rc = 0;
+    goto out;
+oom:
+    nf_err_sys(err, "out of memory");
+out:
+    free(inodes);
+    free(nlinks);
+    free(names);
     return rc;
 }
 
@@ -404,6 +714,33 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
+/* An allow_write path that resolves through a symlink to somewhere not at
+ * or under the path as written is skipped: a command can plant `out ->
+ * ~/.ssh` in one run, where `out` did not exist, for the next run that
+ * names `out` to follow. Said every time, not only under -v. */
+static int add_write_root(struct rules *r, const char *p, struct nf_err *err)
+{
+    char real[PATH_MAX];
+    enum fs_res res;
+    struct nf_err e = { 0 };
+
+    if (fs_resolve(p, real, sizeof(real), &res, NULL, &e) < 0) {
+        log_warn("allow_write %s skipped: %s", p, e.msg);
+        return 0;
+    }
+    if (res != FS_RES_EXISTS) {
+        log_v("allow_write %s skipped: it does not exist", p);
+        return 0;
+    }
+    if (strcmp(real, p) != 0 && !pol_path_within(real, p)) {
+        log_warn("allow_write %s skipped: it resolves through a symlink to %s; name that path "
+                 "itself if it is meant to be writable",
+                 p, real);
+        return 0;
+    }
+    return rules_add(r, real, R_WRITE, FS_PH_NONE, "allow_write", err);
+}
+
 static int collect(const struct policy *pol, struct rules *r, struct nf_err *err)
 {
     char real[PATH_MAX];
@@ -414,21 +751,9 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
         if (rules_add(r, real, R_TMP, FS_PH_NONE, "private /tmp", err) < 0)
             return -1;
 
-    for (size_t i = 0; i < pol->allow_write.n; i++) {
-        const char *p = pol->allow_write.v[i];
-        struct nf_err e = { 0 };
-
-        if (fs_resolve(p, real, sizeof(real), &res, NULL, &e) < 0) {
-            log_v("allow_write %s skipped: %s", p, e.msg);
-            continue;
-        }
-        if (res != FS_RES_EXISTS) {
-            log_v("allow_write %s skipped: it does not exist", p);
-            continue;
-        }
-        if (rules_add(r, real, R_WRITE, FS_PH_NONE, "allow_write", err) < 0)
+    for (size_t i = 0; i < pol->allow_write.n; i++)
+        if (add_write_root(r, pol->allow_write.v[i], err) < 0)
             return -1;
-    }
     for (size_t i = 0; i < r->n; i++)
         if (r->v[i].kind == R_WRITE && stat(r->v[i].path, &st) == 0 && S_ISDIR(st.st_mode))
             if (add_mandatory(r, r->v[i].path, pol->mandatory_deny_depth, err) < 0)
@@ -450,6 +775,8 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
             log_v("%s", e.msg);
         }
     }
+    if (add_hard_links(r, pol, err) < 0)
+        return -1;
 
     for (size_t i = 0; i < pol->deny_read.n; i++) {
         const char *p = pol->deny_read.v[i];
@@ -507,7 +834,8 @@ static bool under_pseudo(const char *path)
 }
 
 /* Ancestors strictly between anchor and path, so `mv .git x` fails. */
-static int add_pins(struct fs_plan *pins, const char *path, const char *anchor, struct nf_err *err)
+static int add_pins(struct fs_plan *pins, const char *path, const char *anchor, bool optional,
+                    struct nf_err *err)
 {
     char dir[PATH_MAX];
 
@@ -521,10 +849,14 @@ static int add_pins(struct fs_plan *pins, const char *path, const char *anchor, 
         if (!pol_path_within(dir, anchor) || strcmp(dir, anchor) == 0)
             return 0;
         for (size_t i = 0; i < pins->n; i++)
-            if (strcmp(pins->ops[i].dst, dir) == 0)
+            if (strcmp(pins->ops[i].dst, dir) == 0) {
+                /* Needed by a required protection: required itself. */
+                pins->ops[i].optional = pins->ops[i].optional && optional;
                 goto next;
+            }
         if (plan_add(pins, FS_OP_PIN, dir, dir, FS_PH_NONE, false, "pin", err) < 0)
             return -1;
+        pins->ops[pins->n - 1].optional = optional;
     next:;
     }
 }
@@ -553,6 +885,7 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
         enum state prev = at->state, next = prev;
         const char *anchor = at->anchor;
         bool create = prev == S_MASK || prev == S_TMP;
+        struct fs_op *op;
         int rc = 0;
 
         if (under_pseudo(ru->path)) {
@@ -579,19 +912,32 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
             break;
         case R_DENY:
         case R_LINK:
+        case R_MASK_LINK:
             if (prev == S_MASK || prev == S_TMP)
                 break; /* not the host's, or not visible */
-            next = S_RO_DENY;
-            if (ru->kind == R_DENY)
+            next = ru->kind == R_MASK_LINK ? S_MASK : S_RO_DENY;
+            if (ru->kind != R_LINK)
                 rc = strs_add(&plan->protected_paths, &plan->n_protected, ru->path, err);
             if (prev != S_RW || rc < 0)
                 break; /* already read-only */
-            rc = plan_add(plan, ru->kind == R_DENY ? FS_OP_BIND_RO : FS_OP_BIND_LINK, ru->path,
-                          ru->path, FS_PH_NONE, false, ru->why, err);
-            if (rc == 0 && ru->kind == R_DENY)
-                placeholder_role(&plan->ops[plan->n - 1], ru->ph);
+            rc = plan_add(plan,
+                          ru->kind == R_DENY   ? FS_OP_BIND_RO
+                          : ru->kind == R_LINK ? FS_OP_BIND_LINK
+                                               : FS_OP_MASK_LINK,
+                          ru->kind == R_MASK_LINK ? NULL : ru->path, ru->path, FS_PH_NONE, false,
+                          ru->why, err);
+            if (rc < 0)
+                break;
+            op = &plan->ops[plan->n - 1];
+            op->optional = ru->optional;
+            if (ru->kind == R_MASK_LINK)
+                plan->needs_empty_file = true;
+            if (ru->kind == R_DENY)
+                placeholder_role(op, ru->ph);
+            if (op->ph != FS_PH_NONE && !(op->anchor = strdup(anchor)))
+                rc = nf_err_sys(err, "out of memory");
             if (rc == 0)
-                rc = add_pins(pins, ru->path, anchor, err);
+                rc = add_pins(pins, ru->path, anchor, ru->optional, err);
             break;
         case R_MASK_DIR:
         case R_MASK_FILE:
@@ -639,6 +985,8 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
         nf_err_sys(err, "out of memory");
         goto out;
     }
+    r.plan = plan;
+    r.pol = pol;
     if (collect(pol, &r, err) < 0)
         goto out;
     if (r.n)
@@ -650,10 +998,12 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
 
     if (plan_add(plan, FS_OP_ROOT, "/", "/", FS_PH_NONE, false, "host root", err) < 0)
         goto out;
-    for (size_t i = 0; i < pins.n; i++)
+    for (size_t i = 0; i < pins.n; i++) {
         if (plan_add(plan, FS_OP_PIN, pins.ops[i].src, pins.ops[i].dst, FS_PH_NONE, false,
                      pins.ops[i].why, err) < 0)
             goto out;
+        plan->ops[plan->n - 1].optional = pins.ops[i].optional;
+    }
     /* /dev and /proc early, unless a write root is / itself (its bind would
      * cover them): everything up to the first placeholder can be built
      * while the host side is still making the placeholders. */
@@ -665,9 +1015,18 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     for (size_t i = 0; i < body.n; i++) {
         const struct fs_op *o = &body.ops[i];
 
+        struct fs_op *c;
+
         if (plan_add(plan, o->kind, o->src, o->dst, o->ph, o->create, o->why, err) < 0)
             goto out;
-        plan->ops[plan->n - 1].ph_shown = o->ph_shown;
+        c = &plan->ops[plan->n - 1];
+        c->ph_shown = o->ph_shown;
+        c->ph_missing = o->ph_missing;
+        c->optional = o->optional;
+        if (o->anchor && !(c->anchor = strdup(o->anchor))) {
+            nf_err_sys(err, "out of memory");
+            goto out;
+        }
     }
     for (size_t i = body.n; i-- > 0;)
         if (body.ops[i].kind == FS_OP_MASK_DIR)
@@ -698,7 +1057,16 @@ void fs_plan_free(struct fs_plan *plan)
     for (size_t i = 0; i < plan->n; i++) {
         free(plan->ops[i].src);
         free(plan->ops[i].dst);
+        free(plan->ops[i].anchor);
     }
+    for (size_t i = 0; i < plan->n_stale; i++) {
+        free(plan->stale[i].anchor);
+        free(plan->stale[i].name);
+    }
+    free(plan->stale);
+    for (size_t i = 0; i < plan->n_git_seen; i++)
+        free(plan->git_seen[i]);
+    free(plan->git_seen);
     free(plan->ops);
     free(plan->cwd);
     for (size_t i = 0; i < plan->n_write_roots; i++)
@@ -729,6 +1097,8 @@ const char *fs_op_kind_name(enum fs_op_kind kind)
         return "mask-dir";
     case FS_OP_MASK_FILE:
         return "mask-file";
+    case FS_OP_MASK_LINK:
+        return "mask-link";
     case FS_OP_REMOUNT_RO:
         return "remount-ro";
     case FS_OP_DEV:
@@ -741,9 +1111,9 @@ const char *fs_op_kind_name(enum fs_op_kind kind)
 
 void fs_op_format(const struct fs_op *op, char *buf, size_t sz)
 {
-    const char *ph = !op->ph_shown          ? ""
-                     : op->ph == FS_PH_FILE ? " [placeholder file]"
-                                            : " [placeholder dir]";
+    const char *ph = !op->ph_shown         ? ""
+                     : op->ph == FS_PH_DIR ? " [placeholder dir]"
+                                           : " [placeholder file]";
 
     if (op->src && strcmp(op->src, op->dst) != 0)
         snprintf(buf, sz, "%-10s %s -> %s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst, ph,

@@ -19,6 +19,9 @@ enum fs_op_kind {
                          it cannot be removed or replaced */
     FS_OP_MASK_DIR,   /* a denied-read directory: an empty tmpfs */
     FS_OP_MASK_FILE,  /* a denied-read file: an empty read-only file */
+    FS_OP_MASK_LINK,  /* a protected name whose symlinks cannot be resolved (a loop):
+                         an empty read-only file over the symlink itself, so nothing
+                         is reachable through it and it cannot be replaced */
     FS_OP_REMOUNT_RO, /* a mask's tmpfs made read-only once its carve-outs exist */
     FS_OP_DEV,        /* a minimal /dev */
     FS_OP_PROC,       /* a fresh /proc of the sandbox's PID namespace */
@@ -31,6 +34,7 @@ enum fs_placeholder {
     FS_PH_NONE,
     FS_PH_FILE,
     FS_PH_DIR,
+    FS_PH_DOTFILE, /* a file holding ".": what git reads in commondir as "here" */
 };
 
 struct fs_op {
@@ -39,9 +43,18 @@ struct fs_op {
     char *dst;              /* path inside the sandbox */
     enum fs_placeholder ph; /* the host side holds (and if missing, makes) it */
     bool ph_shown;          /* ours: missing, or left behind by a killed run */
+    bool ph_missing;        /* missing when planned: made, not adopted */
     bool create;            /* dst may be created: it lies on a tmpfs of ours */
-    bool skip;              /* dropped at run time (placeholder not makeable) */
+    bool optional;          /* found by the scan: skipped if it vanishes before its mount */
+    bool skip;              /* dropped at run time (placeholder not makeable, vanished) */
+    char *anchor;           /* the write root it lies in (placeholders, protections) */
     const char *why;        /* the rule that asked for it */
+};
+
+/* A temporary a killed run left at the top of a write root. */
+struct fs_stale {
+    char *anchor;
+    char *name;
 };
 
 struct fs_plan {
@@ -56,6 +69,14 @@ struct fs_plan {
     /* Protected paths (resolved), for the observer's reports. */
     char **protected_paths;
     size_t n_protected;
+    /* Half-made placeholders of killed runs, removed before this run makes its own. */
+    struct fs_stale *stale;
+    size_t n_stale;
+    /* Git directories and gitfiles that existed within the scan's depth of
+     * each write root before the run: one created there during the run is
+     * reported afterwards (git there obeys what the command wrote). */
+    char **git_seen;
+    size_t n_git_seen;
 };
 
 /* Build the plan from the policy. Reads the file system (lstat, readlink,

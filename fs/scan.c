@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/placeholder.h"
+#include "src/syscalls.h"
 #include "src/util.h"
 
 /* srt's DANGEROUS_FILES and dangerous directories, plus git's hooks and
@@ -23,21 +26,40 @@ const struct fs_mandatory_name fs_mandatory_names[] = {
 };
 const size_t fs_n_mandatory_names = NF_ARRAY_SIZE(fs_mandatory_names);
 
-static bool is_protected_leaf(const char *name)
+/* How deep submodules (modules/NAME/modules/...) and worktrees are followed
+ * inside one git directory. */
+#define GIT_NEST_MAX 4
+
+/* Git's control files: where it reads its configuration and hooks, and
+ * which directory it takes as the common one (config, hooks and refs of a
+ * linked worktree come from there). */
+static const char *const git_control[] = { "config", "hooks", "commondir", "config.worktree" };
+
+bool fs_git_control_name(const char *name)
 {
-    for (size_t i = 0; i < fs_n_mandatory_names; i++)
-        if (!strchr(fs_mandatory_names[i].name, '/') &&
-            strcmp(fs_mandatory_names[i].name, name) == 0)
+    for (size_t i = 0; i < NF_ARRAY_SIZE(git_control); i++)
+        if (strcmp(git_control[i], name) == 0)
             return true;
     return false;
 }
 
-int fs_found_add(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
-                 struct nf_err *err)
+static bool is_protected_leaf(const char *name)
+{
+    for (size_t i = 0; i < fs_n_mandatory_names; i++)
+        if (!strchr(fs_mandatory_names[i].name, '/') &&
+            strcasecmp(fs_mandatory_names[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static int found_push(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
+                      struct fs_found **slot, struct nf_err *err)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i].path, path) == 0)
+        if (strcmp(l->v[i].path, path) == 0) {
+            *slot = NULL;
             return 0;
+        }
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         struct fs_found *v = realloc(l->v, cap * sizeof(*v));
@@ -47,20 +69,47 @@ int fs_found_add(struct fs_found_list *l, const char *path, enum fs_found_kind k
         l->v = v;
         l->cap = cap;
     }
+    l->v[l->n] = (struct fs_found){ .kind = kind };
     l->v[l->n].path = strdup(path);
     if (!l->v[l->n].path)
         return nf_err_sys(err, "out of memory");
-    l->v[l->n].kind = kind;
-    l->n++;
+    *slot = &l->v[l->n++];
     return 0;
+}
+
+int fs_found_add(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
+                 struct nf_err *err)
+{
+    struct fs_found *slot;
+
+    return found_push(l, path, kind, &slot, err);
 }
 
 void fs_found_free(struct fs_found_list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].path);
+        free(l->v[i].target);
+    }
     free(l->v);
+    for (size_t i = 0; i < l->n_git; i++)
+        free(l->git[i]);
+    free(l->git);
     memset(l, 0, sizeof(*l));
+}
+
+static int git_seen(struct fs_found_list *l, const char *path, struct nf_err *err)
+{
+    char **v = realloc(l->git, (l->n_git + 1) * sizeof(*v));
+
+    if (!v)
+        return nf_err_sys(err, "out of memory");
+    l->git = v;
+    v[l->n_git] = strdup(path);
+    if (!v[l->n_git])
+        return nf_err_sys(err, "out of memory");
+    l->n_git++;
+    return 0;
 }
 
 static enum fs_found_kind kind_of(mode_t m)
@@ -70,119 +119,227 @@ static enum fs_found_kind kind_of(mode_t m)
     return S_ISDIR(m) ? FS_FOUND_DIR : FS_FOUND_FILE;
 }
 
-/* An entry that exists under dirfd: its kind, or -1 when absent. */
-static int probe(int dirfd, const char *name, enum fs_found_kind *kind)
+static int join(char *out, size_t outsz, const char *dir, const char *name)
 {
-    struct stat st;
-
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -1;
-    *kind = kind_of(st.st_mode);
-    return 0;
+    return snprintf(out, outsz, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name) < (int)outsz ? 0
+                                                                                               : -1;
 }
 
-static int add_child(struct fs_found_list *out, const char *dir, const char *name,
+/* Append dir/name as kind; a regular file carries its inode, for the other
+ * names of a hard-linked one. */
+static int add_child(struct fs_found_list *out, int dirfd, const char *dir, const char *name,
                      enum fs_found_kind kind, struct nf_err *err)
 {
     char path[PATH_MAX];
+    struct fs_found *f;
+    struct stat st;
 
-    if (snprintf(path, sizeof(path), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name) >=
-        (int)sizeof(path))
+    if (join(path, sizeof(path), dir, name) < 0)
         return 0; /* cannot be opened by anyone either */
-    return fs_found_add(out, path, kind, err);
-}
-
-/* A git directory's hooks and config run code on the host's next git
- * command; so do a submodule's, kept under .git/modules/NAME (nested for
- * nested submodules). depth bounds the nesting. */
-static int probe_gitdir(int fd, const char *dir, const char *rel, unsigned depth,
-                        struct fs_found_list *out, struct nf_err *err)
-{
-    static const char *const subs[] = { "hooks", "config" };
-    _cleanup_close_ int mods = -1;
-    _cleanup_(closedirp) DIR *d = NULL;
-    struct dirent *e;
-
-    for (size_t i = 0; i < NF_ARRAY_SIZE(subs); i++) {
-        enum fs_found_kind k;
-        char sub[PATH_MAX];
-
-        if (probe(fd, subs[i], &k) < 0)
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", rel, subs[i]);
-        if (add_child(out, dir, sub, k, err) < 0)
-            return -1;
-    }
-    if (depth == 0)
-        return 0;
-    mods = openat(fd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (mods < 0 || !(d = fdopendir(mods)))
-        return 0;
-    mods = -1; /* owned by d */
-    while ((e = readdir(d))) {
-        char sub[PATH_MAX];
-        int m;
-
-        if (e->d_name[0] == '.')
-            continue;
-        m = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (m < 0)
-            continue;
-        snprintf(sub, sizeof(sub), "%s/modules/%s", rel, e->d_name);
-        if (probe_gitdir(m, dir, sub, depth - 1, out, err) < 0) {
-            close(m);
-            return -1;
-        }
-        close(m);
+    if (found_push(out, path, kind, &f, err) < 0)
+        return -1;
+    if (f && kind == FS_FOUND_FILE && dirfd >= 0 &&
+        fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+        f->dev = st.st_dev;
+        f->ino = st.st_ino;
+        f->nlink = st.st_nlink;
     }
     return 0;
 }
 
-/* `.git` and `.claude` hold protected names one level down. */
-static int probe_compound(int dirfd, const char *dir, const char *name, enum fs_found_kind kind,
-                          struct fs_found_list *out, struct nf_err *err)
+static int add_absent(struct fs_found_list *out, const char *dir, const char *name, bool is_dir,
+                      bool dot, struct nf_err *err)
+{
+    char path[PATH_MAX];
+    struct fs_found *f;
+
+    if (join(path, sizeof(path), dir, name) < 0)
+        return 0;
+    if (found_push(out, path, FS_FOUND_ABSENT, &f, err) < 0)
+        return -1;
+    if (f) {
+        f->absent_dir = is_dir;
+        f->dot = dot;
+    }
+    return 0;
+}
+
+int fs_gitfile_parse(const char *buf, size_t len, char *out, size_t outsz)
+{
+    static const char tag[] = "gitdir:";
+    size_t i = sizeof(tag) - 1, end;
+
+    if (len < i || memcmp(buf, tag, i) != 0)
+        return -1;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
+        i++;
+    end = i;
+    while (end < len && buf[end] != '\n' && buf[end] != '\r' && buf[end] != '\0')
+        end++;
+    while (end > i && (buf[end - 1] == ' ' || buf[end - 1] == '\t'))
+        end--;
+    if (end == i || end - i >= outsz)
+        return -1;
+    memcpy(out, buf + i, end - i);
+    out[end - i] = '\0';
+    return 0;
+}
+
+/* A .git file's target, as written; NULL target when it cannot be read as
+ * one (git would refuse it too). follow: a symlinked .git is read through. */
+static int add_gitfile(struct fs_found_list *out, int dirfd, const char *dir, const char *name,
+                       bool follow, struct nf_err *err)
+{
+    _cleanup_close_ int fd =
+        openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    char path[PATH_MAX], buf[PATH_MAX + 16], target[PATH_MAX];
+    struct fs_found *f;
+    struct stat st;
+    ssize_t n = -1;
+
+    if (join(path, sizeof(path), dir, name) < 0)
+        return 0;
+    if (found_push(out, path, FS_FOUND_GITFILE, &f, err) < 0 || !f)
+        return f ? -1 : 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        n = read(fd, buf, sizeof(buf) - 1);
+    if (n > 0 && fs_gitfile_parse(buf, (size_t)n, target, sizeof(target)) == 0 &&
+        !(f->target = strdup(target)))
+        return nf_err_sys(err, "out of memory");
+    return 0;
+}
+
+/* A git directory's control files, and those of its submodules and linked
+ * worktrees, nested to `nest` levels. A name that does not exist is one git
+ * would obey if the command created it: reported absent, except config and
+ * hooks where a commondir sends git elsewhere for them. */
+static int probe_gitdir(int fd, const char *dir, unsigned nest, struct fs_found_list *out,
+                        struct nf_err *err)
+{
+    static const char *const nested[] = { "modules", "worktrees" };
+    bool has_common;
+    struct stat st;
+
+    has_common = fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(git_control); i++) {
+        const char *name = git_control[i];
+        bool is_hooks = strcmp(name, "hooks") == 0;
+
+        if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (add_child(out, fd, dir, name, kind_of(st.st_mode), err) < 0)
+                return -1;
+            continue;
+        }
+        if (errno != ENOENT)
+            continue;
+        if (strcmp(name, "commondir") == 0) {
+            if (add_absent(out, dir, name, false, true, err) < 0)
+                return -1;
+        } else if (!has_common && (is_hooks || strcmp(name, "config") == 0)) {
+            if (add_absent(out, dir, name, is_hooks, false, err) < 0)
+                return -1;
+        }
+    }
+    if (nest == 0)
+        return 0;
+    for (size_t k = 0; k < NF_ARRAY_SIZE(nested); k++) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        int sub = openat(fd, nested[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct dirent *e;
+
+        if (sub < 0 || !(d = fdopendir(sub))) {
+            if (sub >= 0)
+                close(sub);
+            continue;
+        }
+        while ((e = readdir(d))) {
+            char path[PATH_MAX];
+            int m;
+
+            if (e->d_name[0] == '.')
+                continue;
+            m = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (m < 0)
+                continue;
+            if (snprintf(path, sizeof(path), "%s/%s/%s", dir, nested[k], e->d_name) >=
+                (int)sizeof(path)) {
+                close(m);
+                continue;
+            }
+            if (probe_gitdir(m, path, nest - 1, out, err) < 0) {
+                close(m);
+                return -1;
+            }
+            close(m);
+        }
+    }
+    return 0;
+}
+
+/* .claude holds protected names one level down. */
+static int probe_claude(int fd, const char *dir, struct fs_found_list *out, struct nf_err *err)
 {
     static const char *const claude[] = { "commands", "agents" };
-    bool git = strcmp(name, ".git") == 0;
-    _cleanup_close_ int fd = -1;
 
-    if (kind == FS_FOUND_FILE) {
-        /* A .git file (worktree, submodule) points git elsewhere: protect the
-         * pointer itself. */
-        return git ? add_child(out, dir, name, FS_FOUND_FILE, err) : 0;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(claude); i++) {
+        struct stat st;
+
+        if (fstatat(fd, claude[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        if (add_child(out, fd, dir, claude[i], kind_of(st.st_mode), err) < 0)
+            return -1;
     }
+    return 0;
+}
+
+/* `.git` and `.claude`, whatever their case: as themselves, a directory, a
+ * gitfile, or a symlink to either. */
+static int probe_compound(int dirfd, const char *dir, const char *name, enum fs_found_kind kind,
+                          bool git, struct fs_found_list *out, struct nf_err *err)
+{
+    _cleanup_close_ int fd = -1;
+    char path[PATH_MAX];
+
+    if (join(path, sizeof(path), dir, name) < 0)
+        return 0;
+    if (kind == FS_FOUND_FILE)
+        return git ? add_gitfile(out, dirfd, dir, name, false, err) : 0;
     if (kind == FS_FOUND_SYMLINK) {
         /* The link must not be repointed; what it leads to is protected as
-         * its names, reported through the link (resolved by the plan). */
-        if (add_child(out, dir, name, FS_FOUND_LINK, err) < 0)
+         * its names, reported through the link (resolved by the plan). A
+         * loop or a dangling link holds nothing: the plan masks it. */
+        if (add_child(out, dirfd, dir, name, FS_FOUND_LINK, err) < 0)
             return -1;
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
-            /* A .git link to a gitfile: protect what it points to. A loop or
-             * a dangling link holds nothing. */
             if (git && errno == ENOTDIR)
-                return add_child(out, dir, name, FS_FOUND_FILE, err);
+                return add_gitfile(out, dirfd, dir, name, true, err);
             return 0;
         }
     } else {
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-            return add_child(out, dir, name, FS_FOUND_DIR, err); /* unreadable: protect it whole */
+        if (fd < 0) {
+            if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
+                return 0;                                            /* replaced meanwhile */
+            return add_child(out, -1, dir, name, FS_FOUND_DIR, err); /* unreadable: whole */
+        }
     }
-    if (git)
-        return probe_gitdir(fd, dir, name, 3, out, err);
-    for (size_t i = 0; i < NF_ARRAY_SIZE(claude); i++) {
-        enum fs_found_kind k;
-        char sub[NAME_MAX + 16];
-
-        if (probe(fd, claude[i], &k) < 0)
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", name, claude[i]);
-        if (add_child(out, dir, sub, k, err) < 0)
-            return -1;
-    }
-    return 0;
+    return git ? probe_gitdir(fd, path, GIT_NEST_MAX, out, err) : probe_claude(fd, path, out, err);
 }
+
+enum walk_mode {
+    WALK_MANDATORY,
+    WALK_GIT,
+    WALK_INODES,
+};
+
+struct walk {
+    enum walk_mode mode;
+    unsigned depth;
+    struct fs_found_list *out;
+    const struct fs_inode *inodes;
+    size_t n_inodes;
+};
 
 /* Pseudo file systems hold no project files and /proc is huge. */
 static bool skip_dir(const char *path, const char *name)
@@ -191,8 +348,53 @@ static bool skip_dir(const char *path, const char *name)
            strcmp(path, "/sys") == 0 || strcmp(path, "/dev") == 0;
 }
 
-static int scan_dir(int fd, const char *dir, unsigned level, unsigned depth,
-                    struct fs_found_list *out, struct nf_err *err)
+static bool wanted_inode(const struct walk *w, int dirfd, const char *name, ino_t ino)
+{
+    struct stat st;
+
+    for (size_t i = 0; i < w->n_inodes; i++)
+        if (w->inodes[i].ino == ino)
+            return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                   st.st_ino == w->inodes[i].ino && st.st_dev == w->inodes[i].dev;
+    return false;
+}
+
+/* One entry; *descend says whether to walk into it. */
+static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, const char *name,
+                 enum fs_found_kind kind, ino_t ino, bool *descend, struct nf_err *err)
+{
+    bool git = strcasecmp(name, ".git") == 0;
+    char path[PATH_MAX];
+
+    *descend = !git;
+    if (git && join(path, sizeof(path), dir, name) == 0 && git_seen(w->out, path, err) < 0)
+        return -1;
+    switch (w->mode) {
+    case WALK_GIT:
+        return 0;
+    case WALK_INODES:
+        if (kind == FS_FOUND_FILE && wanted_inode(w, dirfd, name, ino))
+            return add_child(w->out, dirfd, dir, name, FS_FOUND_FILE, err);
+        return 0;
+    case WALK_MANDATORY:
+        break;
+    }
+    if (level == 0 && strncmp(name, FS_PH_TMP_PREFIX, sizeof(FS_PH_TMP_PREFIX) - 1) == 0) {
+        *descend = false;
+        return join(path, sizeof(path), dir, name) == 0
+                   ? fs_found_add(w->out, path, FS_FOUND_STALE, err)
+                   : 0;
+    }
+    if (is_protected_leaf(name)) {
+        *descend = false; /* protected whole: nothing inside matters */
+        return add_child(w->out, dirfd, dir, name, kind, err);
+    }
+    if (git || strcasecmp(name, ".claude") == 0)
+        return probe_compound(dirfd, dir, name, kind, git, w->out, err);
+    return 0;
+}
+
+static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, struct nf_err *err)
 {
     _cleanup_(closedirp) DIR *d = NULL;
     struct dirent *e;
@@ -205,46 +407,38 @@ static int scan_dir(int fd, const char *dir, unsigned level, unsigned depth,
     while ((errno = 0, e = readdir(d))) {
         enum fs_found_kind kind;
         char child[PATH_MAX];
+        bool descend;
         int cfd;
 
         if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && !e->d_name[2])))
             continue;
         if (e->d_type == DT_UNKNOWN) {
-            if (probe(dirfd(d), e->d_name, &kind) < 0)
+            struct stat st;
+
+            if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue;
+            kind = kind_of(st.st_mode);
         } else {
             kind = e->d_type == DT_DIR   ? FS_FOUND_DIR
                    : e->d_type == DT_LNK ? FS_FOUND_SYMLINK
                                          : FS_FOUND_FILE;
         }
-        if (is_protected_leaf(e->d_name)) {
-            if (add_child(out, dir, e->d_name, kind, err) < 0)
-                return -1;
-            continue; /* protected whole: nothing inside matters */
-        }
-        if (strcmp(e->d_name, ".git") == 0 || strcmp(e->d_name, ".claude") == 0) {
-            if (probe_compound(dirfd(d), dir, e->d_name, kind, out, err) < 0)
-                return -1;
-            if (strcmp(e->d_name, ".git") == 0)
-                continue; /* objects and refs hold no protected names */
-        }
-        if (kind != FS_FOUND_DIR || level + 1 >= depth)
+        if (visit(w, dirfd(d), dir, level, e->d_name, kind, e->d_ino, &descend, err) < 0)
+            return -1;
+        if (!descend || kind != FS_FOUND_DIR || level + 1 >= w->depth)
             continue;
-        if (snprintf(child, sizeof(child), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) >=
-            (int)sizeof(child))
-            continue;
-        if (skip_dir(child, e->d_name))
+        if (join(child, sizeof(child), dir, e->d_name) < 0 || skip_dir(child, e->d_name))
             continue;
         cfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (cfd < 0) {
-            if (errno == ELOOP || errno == ENOTDIR || errno == ENOENT)
+            if (errno == ELOOP || errno == ENOTDIR || errno == ENOENT || w->mode != WALK_MANDATORY)
                 continue; /* replaced meanwhile */
             /* Writable but unlistable: protect it whole. */
-            if (add_child(out, dir, e->d_name, FS_FOUND_DIR, err) < 0)
+            if (add_child(w->out, -1, dir, e->d_name, FS_FOUND_DIR, err) < 0)
                 return -1;
             continue;
         }
-        if (scan_dir(cfd, child, level + 1, depth, out, err) < 0)
+        if (walk_dir(w, cfd, child, level + 1, err) < 0)
             return -1;
     }
     if (errno)
@@ -252,18 +446,58 @@ static int scan_dir(int fd, const char *dir, unsigned level, unsigned depth,
     return 0;
 }
 
-int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *out,
-                      struct nf_err *err)
+static int walk_root(struct walk *w, const char *root, struct nf_err *err)
 {
     int fd;
 
-    if (depth == 0)
+    if (w->depth == 0)
         return 0;
-    fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* The write root itself was resolved by the plan: a symlink on the way
+     * now is a swap to refuse. */
+    fd = nf_openat2(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
     if (fd < 0) {
-        if (errno == EACCES)
-            return fs_found_add(out, root, FS_FOUND_DIR, err);
+        if (errno == EACCES && w->mode == WALK_MANDATORY)
+            return fs_found_add(w->out, root, FS_FOUND_DIR, err);
         return nf_err_sys(err, "scan %s", root);
     }
-    return scan_dir(fd, root, 0, depth, out, err);
+    return walk_dir(w, fd, root, 0, err);
+}
+
+int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *out,
+                      struct nf_err *err)
+{
+    struct walk w = { .mode = WALK_MANDATORY, .depth = depth, .out = out };
+
+    return walk_root(&w, root, err);
+}
+
+int fs_scan_git(const char *root, unsigned depth, struct fs_found_list *out, struct nf_err *err)
+{
+    struct walk w = { .mode = WALK_GIT, .depth = depth, .out = out };
+
+    return walk_root(&w, root, err);
+}
+
+int fs_scan_inodes(const char *root, unsigned depth, const struct fs_inode *inodes, size_t n,
+                   struct fs_found_list *out, struct nf_err *err)
+{
+    struct walk w = {
+        .mode = WALK_INODES, .depth = depth, .out = out, .inodes = inodes, .n_inodes = n
+    };
+
+    return walk_root(&w, root, err);
+}
+
+int fs_scan_gitdir(const char *gitdir, struct fs_found_list *out, struct nf_err *err)
+{
+    _cleanup_close_ int fd = nf_openat2(AT_FDCWD, gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                        RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0; /* nothing there: git would refuse the gitfile */
+        return nf_err_sys(err, "git directory %s", gitdir);
+    }
+    return probe_gitdir(fd, gitdir, GIT_NEST_MAX, out, err);
 }

@@ -2,12 +2,16 @@
  * (shell rc files, git hooks and config, editor task folders, agent config),
  * found wherever they exist within `depth` directory levels of a write root.
  * No program is spawned, ignore files do not count, node_modules is skipped,
- * and nothing is followed: entries are lstat'ed, so a symlink loop in a
- * project cannot break a run. */
+ * names match case-insensitively (`.BashRC` is what a case-insensitive file
+ * system opens as `.bashrc`), and nothing is followed: the walk opens each
+ * directory beneath its parent's descriptor with O_NOFOLLOW, so a symlink
+ * loop in a project cannot break a run and a concurrent swap cannot redirect
+ * it. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "src/err.h"
 
@@ -17,17 +21,31 @@ enum fs_found_kind {
     FS_FOUND_SYMLINK, /* the name is a symlink: protect the link and its target */
     FS_FOUND_LINK,    /* a symlinked .git or .claude: protect the link itself only
                          (what it holds is reported through it) */
+    FS_FOUND_ABSENT,  /* a git control file that does not exist: git would obey one
+                         the command creates (placeholder kind in `absent_dir`/`dot`) */
+    FS_FOUND_GITFILE, /* a .git file (worktree, submodule): protected itself; `target`
+                         is the git directory it names, as written */
+    FS_FOUND_STALE,   /* a temporary a killed run left at the top (name only) */
 };
 
 struct fs_found {
     char *path;
     enum fs_found_kind kind;
+    bool absent_dir; /* FS_FOUND_ABSENT: a directory (hooks) */
+    bool dot;        /* FS_FOUND_ABSENT: a commondir, which must read "." */
+    char *target;    /* FS_FOUND_GITFILE: "gitdir: X" as written; NULL if unreadable */
+    dev_t dev;       /* FS_FOUND_FILE: for other hard links to it */
+    ino_t ino;
+    nlink_t nlink;
 };
 
 struct fs_found_list {
     struct fs_found *v;
     size_t n;
     size_t cap;
+    /* Every .git (directory, file or link) seen, any depth the scan reached. */
+    char **git;
+    size_t n_git;
 };
 
 /* Names protected at the top of a write root even when absent, with whether
@@ -40,12 +58,39 @@ struct fs_mandatory_name {
 extern const struct fs_mandatory_name fs_mandatory_names[];
 extern const size_t fs_n_mandatory_names;
 
+/* The git directory entries that decide where git reads configuration,
+ * hooks and its common directory (config, hooks, commondir, config.worktree;
+ * modules/NAME and worktrees/NAME hold more of them). */
+bool fs_git_control_name(const char *name);
+
 /* Scan root (an existing directory, realpath) for mandatory names at levels
  * 0..depth-1 and append what exists to out. Directories the scan cannot read
  * are appended whole (a writable but unlistable directory could hide a new
  * .bashrc). */
 int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *out,
                       struct nf_err *err);
+
+/* The git control files of the git directory gitdir (absolute, resolved),
+ * and of its submodules (modules/NAME) and linked worktrees
+ * (worktrees/NAME), appended to out like the scan's. */
+int fs_scan_gitdir(const char *gitdir, struct fs_found_list *out, struct nf_err *err);
+
+/* Every .git within depth levels of root, appended to out->git (for the
+ * check after the run). */
+int fs_scan_git(const char *root, unsigned depth, struct fs_found_list *out, struct nf_err *err);
+
+/* Other names of the given inodes (dev, ino pairs) within depth levels of
+ * root: appended to out as FS_FOUND_FILE. */
+struct fs_inode {
+    dev_t dev;
+    ino_t ino;
+};
+int fs_scan_inodes(const char *root, unsigned depth, const struct fs_inode *inodes, size_t n,
+                   struct fs_found_list *out, struct nf_err *err);
+
+/* Pure: the gitdir a .git file names ("gitdir: X", trailing newline and
+ * spaces dropped), copied to out; -1 when buf is not a gitfile. */
+int fs_gitfile_parse(const char *buf, size_t len, char *out, size_t outsz);
 
 int fs_found_add(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
                  struct nf_err *err);

@@ -28,6 +28,7 @@ const char cli_usage[] =
     "  --no-network              no proxy at all: only lo\n"
     "  --no-monitor              do not observe write attempts\n"
     "  --new-session             setsid() the command\n"
+    "  --allow-git-init          let the command create .git at the top of a write root\n"
     "  --violations FILE         also append violations to FILE as JSON lines\n"
     "  --config FILE             the INI config (default: ~/.config/nsfence/config.ini)\n"
     "  --timings                 print each setup stage's cost in microseconds\n"
@@ -66,6 +67,7 @@ static const struct flag flags[] = {
     BOOLF("no-network", no_network),
     BOOLF("no-monitor", no_monitor),
     BOOLF("new-session", new_session),
+    BOOLF("allow-git-init", allow_git_init),
     BOOLF("timings", timings),
     STRING("violations", violations),
     STRING("config", config),
@@ -217,6 +219,8 @@ int cli_apply(const struct cli *c, struct policy *pol, struct nf_err *err)
         pol->monitor_enabled = false;
     if (c->new_session)
         pol->new_session = true;
+    if (c->allow_git_init)
+        pol->allow_git_init = true;
     if (c->violations) {
         char path[PATH_MAX];
 

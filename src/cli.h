@@ -30,6 +30,7 @@ struct cli {
     bool no_network;
     bool no_monitor;
     bool new_session;
+    bool allow_git_init;
     const char *violations;
 
     /* The command (run, explain) or HOST PORT (connect). */

@@ -182,6 +182,8 @@ int cfg_apply(struct policy *pol, const char *section, const char *key, const ch
             return add_path(pol, &pol->allow_read, v, err);
         if (strcmp(key, "mandatory_deny_depth") == 0)
             return parse_uint(v, 1, POL_MAX_DEPTH, &pol->mandatory_deny_depth, err);
+        if (strcmp(key, "allow_git_init") == 0)
+            return parse_bool(v, &pol->allow_git_init, err);
     } else if (strcmp(section, "network") == 0) {
         if (strcmp(key, "allow_domain") == 0)
             return add_domain(&pol->allow_domain, v, false, err);

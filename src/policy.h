@@ -30,6 +30,10 @@ struct policy {
     struct pol_strv deny_read;
     struct pol_strv allow_read;
     unsigned mandatory_deny_depth;
+    /* `.git` may be created at the top of a write root (off: a repository
+     * planted there would run its config's programs on the host's next git
+     * command). */
+    bool allow_git_init;
     /* nsfence's own config files: always write-protected, existing or not. */
     struct pol_strv config_files;
 

@@ -147,7 +147,9 @@ static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *tex
 /* In a golden plan, the line "@top ROOT" stands for the placeholders that
  * hold every absent protected name at the top of write root ROOT, in the
  * order of the contract (.claude/commands and .claude/agents share one
- * .claude directory; no .git names where .git is not a directory). */
+ * .claude directory; no .git names where .git is not a directory, and an
+ * empty .git directory where none exists, so that no repository can be
+ * planted there). "@repo ROOT" is the same where ROOT holds a repository. */
 static const char *const top_lines[] = {
     "bind-ro    %.*s/.bashrc [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.bash_profile [placeholder file]  (mandatory)\n",
@@ -161,6 +163,7 @@ static const char *const top_lines[] = {
     "bind-ro    %.*s/.vscode [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/.idea [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/.claude [placeholder dir]  (mandatory)\n",
+    "bind-ro    %.*s/.git [placeholder dir]  (mandatory)\n",
 };
 
 static void expand_golden(const char *golden, char *out)
@@ -172,8 +175,16 @@ static void expand_golden(const char *golden, char *out)
         const char *nl = strchr(golden, '\n');
         size_t len = nl ? (size_t)(nl - golden) : strlen(golden);
 
-        if (strncmp(golden, "@top ", 5) == 0) {
-            for (size_t i = 0; i < sizeof(top_lines) / sizeof(top_lines[0]); i++)
+        if (strncmp(golden, "@top ", 5) == 0 || strncmp(golden, "@repo ", 6) == 0) {
+            size_t n = sizeof(top_lines) / sizeof(top_lines[0]);
+            bool repo = golden[1] == 'r';
+
+            if (repo) {
+                golden++;
+                len--;
+                n--;
+            }
+            for (size_t i = 0; i < n; i++)
                 o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
                                       golden + 5);
         } else {
@@ -320,8 +331,10 @@ static void default_policy_in_an_empty_dir(void **state)
     fs_plan_free(&plan);
 }
 
-/* An existing .git: its hooks and config read-only, and .git pinned (first,
- * beneath everything) so that `mv .git x` cannot carry them away. */
+/* An existing .git: its hooks and config read-only, a missing commondir held
+ * (one the command wrote would send git to config and hooks it controls),
+ * and .git pinned (first, beneath everything) so that `mv .git x` cannot
+ * carry them away. */
 static void git_repo_protects_hooks_and_config(void **state)
 {
     struct fx *fx = *state;
@@ -336,9 +349,10 @@ static void git_repo_protects_hooks_and_config(void **state)
                     "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
-                    "@top $D\n"
+                    "@repo $D\n"
+                    "bind-ro    $D/.git/config  (mandatory)\n"
                     "bind-ro    $D/.git/hooks  (mandatory)\n"
-                    "bind-ro    $D/.git/config  (mandatory)\n");
+                    "bind-ro    $D/.git/commondir [placeholder file]  (mandatory)\n");
 }
 
 /* A .git directory without hooks or config (being initialised): both are
@@ -354,9 +368,10 @@ static void empty_git_dir_gets_placeholders(void **state)
                     "proc       /proc  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
-                    "@top $D\n"
+                    "@repo $D\n"
+                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n");
+                    "bind-ro    $D/.git/commondir [placeholder file]  (mandatory)\n");
 }
 
 static void nested_protected_file_pins_its_ancestors(void **state)
@@ -597,8 +612,9 @@ static void symlink_loop_in_deny_write_fails_with_eloop(void **state)
 
 /* A protected name that is a symlink: the link bound onto itself so it
  * cannot be replaced, and its target protected (held by a placeholder when
- * missing). A link that loops keeps the link protected and does not fail
- * the run: a project's broken link must not break every command. */
+ * missing). A link that loops does not fail the run (a project's broken
+ * link must not break every command): an empty file masks it, so nothing is
+ * reachable through it and no link of its chain can be replaced. */
 static void mandatory_symlinks_protect_link_and_target(void **state)
 {
     struct fx *fx = *state;
@@ -629,7 +645,8 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
-                    "bind-link  $D/.bashrc  (mandatory)\n"
+                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "mask-link  $D/.bashrc  (unresolvable symlink)\n"
                     "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
                     "bind-link  $D/a/.vscode  (mandatory)\n"
                     "bind-link  $D/a/b/.zshrc  (mandatory)\n");
@@ -694,7 +711,8 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
                     "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n");
 }
 
 /* nsfence's own config is protected existing or not: inside a write root

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "fs/placeholder.h"
 #include "fs/scan.h"
 #include "tests/unit/tmptree.h"
 
@@ -98,6 +99,12 @@ static const char *kind_name(enum fs_found_kind k)
         return "symlink";
     case FS_FOUND_LINK:
         return "link";
+    case FS_FOUND_ABSENT:
+        return "absent";
+    case FS_FOUND_GITFILE:
+        return "gitfile";
+    case FS_FOUND_STALE:
+        return "stale";
     }
     return "?";
 }
@@ -162,6 +169,22 @@ static void expect_scan(const struct fx *fx, const char *rel, unsigned depth, co
         fail_msg("scan $D/%s depth %u:\n--- want\n%s--- got\n%s", rel, depth, w, got);
 }
 
+/* The found paths, sorted, D spelled "$D". */
+static void expect_strs_found(const struct fx *fx, const struct fs_found_list *found,
+                              const char *want)
+{
+    char got[TEXT_MAX] = "", w[TEXT_MAX];
+    size_t o = 0, dlen = strlen(fx->d);
+
+    for (size_t i = 0; i < found->n; i++)
+        o += (size_t)snprintf(got + o, TEXT_MAX - o, "$D%s\n", found->v[i].path + dlen);
+    sort_lines(got);
+    snprintf(w, sizeof(w), "%s", want);
+    sort_lines(w);
+    if (strcmp(got, w) != 0)
+        fail_msg("--- want\n%s--- got\n%s", w, got);
+}
+
 /* ---- the protected names ------------------------------------------------ */
 
 /* The contract, spelled out: a name added or dropped in fs/scan.c must be
@@ -199,14 +222,19 @@ static void plant_all(const struct fx *fx, const char *prefix)
     }
 }
 
-/* What the scan reports for plant_all(prefix), appended to want. */
+/* What the scan reports for plant_all(prefix), appended to want: the names,
+ * and the commondir its .git lacks (one the command wrote would send git
+ * to config and hooks elsewhere). */
 static void want_all(char *want, size_t sz, const char *prefix)
 {
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        size_t o = strlen(want);
+    size_t o;
 
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        o = strlen(want);
         snprintf(want + o, sz - o, "%s $D/%s%s\n", names[i].kind, prefix, names[i].name);
     }
+    o = strlen(want);
+    snprintf(want + o, sz - o, "absent $D/%s.git/commondir\n", prefix);
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -303,11 +331,16 @@ static void git_directory_is_not_descended(void **state)
     mk(fx, ".git/objects/.bashrc");
     mk(fx, ".git/objects/ab/.vscode/");
     mk(fx, ".git/refs/.git/hooks/");
-    /* a .git with neither hooks nor config: nothing to report */
+    /* a .git with neither hooks nor config: git would obey either once
+     * made, so both are reported absent */
     mk(fx, "a/.git/objects/.profile");
     expect_scan(fx, "", 3,
                 "dir $D/.git/hooks\n"
-                "file $D/.git/config\n");
+                "file $D/.git/config\n"
+                "absent $D/.git/commondir\n"
+                "absent $D/a/.git/hooks\n"
+                "absent $D/a/.git/config\n"
+                "absent $D/a/.git/commondir\n");
 }
 
 /* A .git file points git elsewhere: the file itself is protected. A .git
@@ -323,7 +356,9 @@ static void git_file_or_link_is_reported_itself(void **state)
     ln(fx, "../real", "linked/.git");
     expect_scan(fx, "", 3,
                 "dir $D/linked/.git/hooks\n"
-                "file $D/worktree/.git\n"
+                "absent $D/linked/.git/config\n"
+                "absent $D/linked/.git/commondir\n"
+                "gitfile $D/worktree/.git\n"
                 "link $D/linked/.git\n");
 }
 
@@ -337,11 +372,20 @@ static void submodule_git_directories_are_protected(void **state)
     mk(fx, ".git/modules/lib/hooks/");
     mk(fx, ".git/modules/lib/config");
     mk(fx, ".git/modules/lib/modules/inner/hooks/");
+    mk(fx, ".git/worktrees/wt/commondir");
     expect_scan(fx, "", 3,
                 "dir $D/.git/hooks\n"
+                "absent $D/.git/config\n"
+                "absent $D/.git/commondir\n"
                 "dir $D/.git/modules/lib/hooks\n"
+                "absent $D/.git/modules/lib/commondir\n"
                 "dir $D/.git/modules/lib/modules/inner/hooks\n"
-                "file $D/.git/modules/lib/config\n");
+                "absent $D/.git/modules/lib/modules/inner/config\n"
+                "absent $D/.git/modules/lib/modules/inner/commondir\n"
+                "file $D/.git/modules/lib/config\n"
+                /* a linked worktree's config and hooks are its common
+                 * directory's: only where that is decided counts */
+                "file $D/.git/worktrees/wt/commondir\n");
 }
 
 static void claude_is_looked_into_only_for_its_protected_names(void **state)
@@ -383,6 +427,7 @@ static void symlinks_are_reported_and_never_followed(void **state)
                 "symlink $D/root/a/.profile\n"
                 "symlink $D/root/.git/hooks\n"
                 "symlink $D/root/.git/config\n"
+                "absent $D/root/.git/commondir\n"
                 "symlink $D/root/.claude/agents\n");
 }
 
@@ -523,6 +568,122 @@ static void found_list_holds_each_path_once(void **state)
     assert_int_equal(l.n, 0);
 }
 
+/* On a case-insensitive file system `.BashRC` is what opening `.bashrc`
+ * finds, and `.GIT` is the repository: names match in any case. */
+static void names_match_in_any_case(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".BashRC");
+    mk(fx, "a/.VSCode/");
+    mk(fx, "a/.Claude/commands/");
+    mk(fx, "b/.GIT/hooks/");
+    mk(fx, "b/.GIT/config");
+    mk(fx, "b/.GIT/commondir");
+    expect_scan(fx, "", 3,
+                "file $D/.BashRC\n"
+                "dir $D/a/.VSCode\n"
+                "dir $D/a/.Claude/commands\n"
+                "dir $D/b/.GIT/hooks\n"
+                "file $D/b/.GIT/config\n"
+                "file $D/b/.GIT/commondir\n");
+}
+
+/* A placeholder half made by a killed run is left under its temporary name
+ * at the top of the write root: found there for removal, and only there. */
+static void stale_temporaries_are_found_at_the_top(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, FS_PH_TMP_PREFIX ".bashrc");
+    mk(fx, FS_PH_TMP_PREFIX ".claude~commands/");
+    mk(fx, "a/" FS_PH_TMP_PREFIX ".zshrc");
+    expect_scan(fx, "", 3,
+                "stale $D/" FS_PH_TMP_PREFIX ".bashrc\n"
+                "stale $D/" FS_PH_TMP_PREFIX ".claude~commands\n");
+}
+
+/* A .git file carries the git directory it names, for the plan to protect
+ * that directory's control files too. */
+static void gitfile_target_is_read(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct nf_err err = { 0 };
+    char path[PATH_MAX];
+    FILE *f;
+
+    mk(fx, "wt/");
+    snprintf(path, sizeof(path), "%s/wt/.git", fx->d);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("gitdir: ../main/.git/worktrees/wt\n", f);
+    fclose(f);
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &err), 0);
+    assert_int_equal(found.n, 1);
+    assert_int_equal(found.v[0].kind, FS_FOUND_GITFILE);
+    assert_string_equal(found.v[0].target, "../main/.git/worktrees/wt");
+    assert_int_equal(found.n_git, 1);
+    fs_found_free(&found);
+}
+
+static void gitfile_parse_takes_git_s_form(void **state)
+{
+    char out[64];
+
+    (void)state;
+    assert_int_equal(fs_gitfile_parse("gitdir: /a/b\n", 13, out, sizeof(out)), 0);
+    assert_string_equal(out, "/a/b");
+    assert_int_equal(fs_gitfile_parse("gitdir:x  \r\n", 12, out, sizeof(out)), 0);
+    assert_string_equal(out, "x");
+    assert_int_equal(fs_gitfile_parse("gitdir: \n", 9, out, sizeof(out)), -1);
+    assert_int_equal(fs_gitfile_parse("GITDIR: x", 9, out, sizeof(out)), -1);
+    assert_int_equal(fs_gitfile_parse("gitdi", 5, out, sizeof(out)), -1);
+    assert_int_equal(fs_gitfile_parse("gitdir: 0123456789", 18, out, 4), -1);
+}
+
+/* For the check after a run: every .git within the depth, whatever it is. */
+static void git_scan_lists_every_repository(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct nf_err err = { 0 };
+
+    mk(fx, ".git/HEAD");
+    mk(fx, "a/.git");
+    mk(fx, "a/b/.Git/");
+    mk(fx, "a/b/c/.git/"); /* level 3 */
+    mk(fx, "node_modules/x/.git/");
+    assert_int_equal(fs_scan_git(fx->d, 3, &found, &err), 0);
+    assert_int_equal(found.n_git, 3);
+    assert_int_equal(found.n, 0);
+    fs_found_free(&found);
+}
+
+/* The other names of a hard-linked file, within the depth. */
+static void inode_scan_finds_other_names(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct nf_err err = { 0 };
+    char a[PATH_MAX], b[PATH_MAX];
+    struct stat st;
+    struct fs_inode ino;
+
+    mk(fx, ".bashrc");
+    mk(fx, "sub/deeper/");
+    snprintf(a, sizeof(a), "%s/.bashrc", fx->d);
+    snprintf(b, sizeof(b), "%s/sub/notes.txt", fx->d);
+    assert_int_equal(link(a, b), 0);
+    snprintf(b, sizeof(b), "%s/sub/deeper/x", fx->d);
+    assert_int_equal(link(a, b), 0);
+    assert_int_equal(stat(a, &st), 0);
+    ino = (struct fs_inode){ .dev = st.st_dev, .ino = st.st_ino };
+    assert_int_equal(fs_scan_inodes(fx->d, 2, &ino, 1, &found, &err), 0);
+    expect_strs_found(fx, &found, "$D/.bashrc\n$D/sub/notes.txt\n");
+    fs_found_free(&found);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -543,6 +704,12 @@ int main(void)
         T(unreadable_directory_is_reported_whole),
         T(missing_root_is_an_error),
         cmocka_unit_test(found_list_holds_each_path_once),
+        T(names_match_in_any_case),
+        T(stale_temporaries_are_found_at_the_top),
+        T(gitfile_target_is_read),
+        cmocka_unit_test(gitfile_parse_takes_git_s_form),
+        T(git_scan_lists_every_repository),
+        T(inode_scan_finds_other_names),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
