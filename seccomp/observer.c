@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -34,24 +35,40 @@ struct sys_paths {
     const char *name;
     signed char dirfd[2];
     signed char path[2];
+    signed char creates; /* which path it may create (-1: none); -2: open's flags decide */
 };
 
 static const struct sys_paths table[] = {
-    { "open", { -1, -1 }, { 0, -1 } },     { "openat", { 0, -1 }, { 1, -1 } },
-    { "openat2", { 0, -1 }, { 1, -1 } },   { "creat", { -1, -1 }, { 0, -1 } },
-    { "truncate", { -1, -1 }, { 0, -1 } }, { "unlink", { -1, -1 }, { 0, -1 } },
-    { "unlinkat", { 0, -1 }, { 1, -1 } },  { "rmdir", { -1, -1 }, { 0, -1 } },
-    { "mkdir", { -1, -1 }, { 0, -1 } },    { "mkdirat", { 0, -1 }, { 1, -1 } },
-    { "mknod", { -1, -1 }, { 0, -1 } },    { "mknodat", { 0, -1 }, { 1, -1 } },
-    { "symlink", { -1, -1 }, { 1, -1 } },  { "symlinkat", { 1, -1 }, { 2, -1 } },
-    { "link", { -1, -1 }, { 1, -1 } },     { "linkat", { 2, -1 }, { 3, -1 } },
-    { "rename", { -1, -1 }, { 0, 1 } },    { "renameat", { 0, 2 }, { 1, 3 } },
-    { "renameat2", { 0, 2 }, { 1, 3 } },   { "chmod", { -1, -1 }, { 0, -1 } },
-    { "fchmodat", { 0, -1 }, { 1, -1 } },  { "fchmodat2", { 0, -1 }, { 1, -1 } },
-    { "chown", { -1, -1 }, { 0, -1 } },    { "lchown", { -1, -1 }, { 0, -1 } },
-    { "fchownat", { 0, -1 }, { 1, -1 } },  { "utime", { -1, -1 }, { 0, -1 } },
-    { "utimes", { -1, -1 }, { 0, -1 } },   { "utimensat", { 0, -1 }, { 1, -1 } },
+    { "open", { -1, -1 }, { 0, -1 }, -2 },     { "openat", { 0, -1 }, { 1, -1 }, -2 },
+    { "openat2", { 0, -1 }, { 1, -1 }, 0 },    { "creat", { -1, -1 }, { 0, -1 }, 0 },
+    { "truncate", { -1, -1 }, { 0, -1 }, -1 }, { "unlink", { -1, -1 }, { 0, -1 }, -1 },
+    { "unlinkat", { 0, -1 }, { 1, -1 }, -1 },  { "rmdir", { -1, -1 }, { 0, -1 }, -1 },
+    { "mkdir", { -1, -1 }, { 0, -1 }, 0 },     { "mkdirat", { 0, -1 }, { 1, -1 }, 0 },
+    { "mknod", { -1, -1 }, { 0, -1 }, 0 },     { "mknodat", { 0, -1 }, { 1, -1 }, 0 },
+    { "symlink", { -1, -1 }, { 1, -1 }, 0 },   { "symlinkat", { 1, -1 }, { 2, -1 }, 0 },
+    { "link", { -1, -1 }, { 1, -1 }, 0 },      { "linkat", { 2, -1 }, { 3, -1 }, 0 },
+    { "rename", { -1, -1 }, { 0, 1 }, 1 },     { "renameat", { 0, 2 }, { 1, 3 }, 1 },
+    { "renameat2", { 0, 2 }, { 1, 3 }, 1 },    { "chmod", { -1, -1 }, { 0, -1 }, -1 },
+    { "fchmodat", { 0, -1 }, { 1, -1 }, -1 },  { "fchmodat2", { 0, -1 }, { 1, -1 }, -1 },
+    { "chown", { -1, -1 }, { 0, -1 }, -1 },    { "lchown", { -1, -1 }, { 0, -1 }, -1 },
+    { "fchownat", { 0, -1 }, { 1, -1 }, -1 },  { "utime", { -1, -1 }, { 0, -1 }, -1 },
+    { "utimes", { -1, -1 }, { 0, -1 }, -1 },   { "utimensat", { 0, -1 }, { 1, -1 }, -1 },
 };
+
+/* Path argument i of a trapped call may create a new name. */
+static bool creates(const struct sys_paths *sp, const struct seccomp_notif *r, int i)
+{
+    if (sp->creates == -2)
+        return (r->data.args[sp->path[0] + 1] & O_CREAT) != 0;
+    return sp->creates == i;
+}
+
+static bool names_git(const char *path)
+{
+    const char *base = strrchr(path, '/');
+
+    return base && strcasecmp(base + 1, ".git") == 0;
+}
 
 struct known {
     int nr;
@@ -216,6 +233,13 @@ static void handle(struct sc_observer *o)
         if (!have[i])
             continue;
         v = sc_classify(&o->cfg, paths[i]);
+        if (v == SC_ALLOWED && o->cfg.git_created && creates(sp, o->req, i) &&
+            names_git(paths[i]) && !pol_strv_contains(o->cfg.git_created, paths[i]) &&
+            o->cfg.git_created->n < VIO_MAX) {
+            struct nf_err ignored;
+
+            (void)pol_strv_add(o->cfg.git_created, paths[i], &ignored);
+        }
         if (v != SC_ALLOWED)
             vio_add_file(o->cfg.violations, sp->name, paths[i],
                          v == SC_PROTECTED ? "a protected path" : "outside the write roots",

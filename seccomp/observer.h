@@ -10,6 +10,7 @@
 
 #include "src/err.h"
 #include "src/loop.h"
+#include "src/policy.h"
 #include "src/violations.h"
 
 struct sc_observer_config {
@@ -18,6 +19,9 @@ struct sc_observer_config {
     char *const *protected_paths;
     size_t n_protected;
     struct vio_list *violations;
+    /* Where the command created a .git inside a write root (racy, as every
+     * path read from its memory: checked on disk after the run). */
+    struct pol_strv *git_created;
 };
 
 enum sc_verdict {

@@ -241,6 +241,24 @@ void vio_add_file(struct vio_list *l, const char *syscall, const char *path, con
     log_json(l, fields);
 }
 
+void vio_add_git(struct vio_list *l, const char *path)
+{
+    static const char reason[] = "git run there will obey the config and hooks the command wrote";
+    char raw[LINE_MAX_LEN];
+    char line[LINE_MAX_LEN];
+    char jpath[LINE_MAX_LEN];
+    char fields[LINE_MAX_LEN + 256];
+
+    snprintf(raw, sizeof(raw), "created git-repository %s (%s)", path, reason);
+    vio_sanitize(raw, line, sizeof(line));
+    if (ignored(l, line) || !keep(l, line))
+        return;
+    vio_json_escape(path, jpath, sizeof(jpath));
+    snprintf(fields, sizeof(fields),
+             "\"kind\":\"git-repository\",\"path\":\"%s\",\"reason\":\"%s\"", jpath, reason);
+    log_json(l, fields);
+}
+
 void vio_print_block(const struct vio_list *l, int fd)
 {
     FILE *f;

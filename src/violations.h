@@ -31,6 +31,10 @@ void vio_add_network(struct vio_list *l, const char *host, unsigned port, const 
 void vio_add_file(struct vio_list *l, const char *syscall, const char *path, const char *reason,
                   pid_t pid);
 
+/* "created git-repository PATH (...)": a .git the command made below the
+ * top of a write root, which the user's own git will obey later. */
+void vio_add_git(struct vio_list *l, const char *path);
+
 /* "\n<sandbox_violations>\nLINE\n...</sandbox_violations>" on fd; nothing
  * when there was no violation. */
 void vio_print_block(const struct vio_list *l, int fd);
