@@ -61,10 +61,13 @@ nsf -- sh -c 'echo ok > sub/.bashrc'
 is "$(cat sub/.bashrc 2>/dev/null)" "ok" "an absent name below the top may be created"
 rm -rf sub
 
-# Where .git does not exist nothing is made for it: git init works.
+# Where .git does not exist, it cannot be created (a planted repository runs
+# its config's programs on the host's next git command), unless allowed.
 if command -v git >/dev/null; then
     nsf -- git init -q .
-    is "$RC" 0 "git init works in a fresh directory"
+    ok $([ "$RC" -ne 0 ] && [ ! -e .git ] && echo 0 || echo 1) "git init is refused at the top of a write root"
+    nsf --allow-git-init -- git init -q .
+    is "$RC" 0 "git init works with --allow-git-init"
     ok $([ -d .git/objects ] && echo 0 || echo 1) "git init's repository reaches the host"
     nsf -- sh -c 'echo ran; echo "#!/bin/sh" > .git/hooks/pre-commit; echo "[core]" >> .git/config'
     is "$OUT" "ran" "the command ran (.git protections)"

@@ -1,0 +1,245 @@
+#!/bin/bash
+# Adversarial tests: the sandboxed command is hostile and patient. It plants
+# repositories, config, symlinks and hard links for the user's own git and
+# for the next run; it races the host side from a concurrent run. Every
+# attack here must fail; each test proves the command really ran and, where
+# it is safe outside a sandbox, that the same attack works without nsfence
+# (the control).
+. "$(dirname "$0")/lib.sh"
+
+nf_tmpdir top
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+    GIT_COMMITTER_EMAIL=t@t
+git config --global init.defaultBranch main
+git config --global safe.directory '*'
+
+# A program git will run if told to: it leaves a marker, and that is all.
+mark="$top/mark.sh"
+printf '#!/bin/sh\necho fired >> "%s/marker"\n' "$top" > "$mark"
+chmod 755 "$mark"
+fired() { [ -e "$top/marker" ]; }
+unfire() { rm -f "$top/marker"; }
+
+new_repo() { # new_repo DIR: a repository with one commit
+    rm -rf "$1"
+    git init -q "$1" && git -C "$1" commit -q --allow-empty -m base
+}
+
+# ============================================================================
+# Class 1: the host's git never runs code the command wrote.
+# ============================================================================
+
+# --- commondir sends git's config and hooks to a directory the command made
+attack_commondir='
+    git init -q --bare evil && git -C evil config core.bare false &&
+    git -C evil config core.fsmonitor "'"$mark"'" &&
+    echo "$PWD/evil" > .git/commondir; echo ran'
+new_repo "$top/control" && (cd "$top/control" && sh -c "$attack_commondir" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a planted .git/commondir makes the host's git run the command's program"
+new_repo "$top/r" && cd "$top/r"
+nsf -- sh -c "$attack_commondir"
+is "$OUT" "ran" "the command ran (commondir)"
+ok $([ ! -s .git/commondir ] || [ "$(cat .git/commondir)" = . ] && echo 0 || echo 1) ".git/commondir was not written"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the host's git status afterwards runs nothing of the command's"
+is "$(ls -A | tr '\n' ' ')" ".git evil " "nothing is left beside .git and what the command made"
+ok $([ ! -e .git/commondir ] && echo 0 || echo 1) "the commondir placeholder is gone after the run"
+
+# --- a linked worktree's commondir, and config.worktree
+new_repo "$top/r"
+git -C "$top/r" worktree add -q "$top/r/wt" -b side 2>/dev/null
+cd "$top/r/wt"
+nsf --allow-write "$top/r" -- sh -c 'echo /tmp > "$(git rev-parse --git-dir)/commondir"; echo "[core]" > "$(git rev-parse --git-common-dir)/config.worktree"; echo ran'
+is "$OUT" "ran" "the command ran (worktree)"
+is "$(cat "$top/r/.git/worktrees/wt/commondir")" "../.." "a linked worktree's commondir cannot be rewritten"
+cd "$top" && rm -rf "$top/r"
+
+# --- a .git file's target: a repository whose git directory lives elsewhere
+# in a write root
+attack_sep='echo x > ../store/hooks/post-checkout; echo ../evil > ../store/commondir; echo "[core]" >> ../store/config; echo ran'
+rm -rf "$top/s" && mkdir "$top/s" && git init -q --separate-git-dir="$top/s/store" "$top/s/work"
+cp -a "$top/s" "$top/s-control" && (cd "$top/s-control/work" && sh -c "$attack_sep" >/dev/null 2>&1)
+ok $([ -e "$top/s-control/store/commondir" ] && echo 0 || echo 1) "control: without a sandbox the gitfile's target is writable"
+cd "$top/s/work"
+config=$(cat ../store/config)
+nsf --allow-write "$top/s/store" -- sh -c "$attack_sep"
+is "$OUT" "ran" "the command ran (gitfile target)"
+ok $([ ! -e ../store/hooks/post-checkout ] && [ ! -e ../store/commondir ] && [ "$(cat ../store/config)" = "$config" ] && echo 0 || echo 1) \
+    "the hooks, commondir and config of the git directory a .git file names are protected"
+cd "$top" && rm -rf "$top/s" "$top/s-control"
+
+# --- a submodule's config and hooks under .git/modules
+new_repo "$top/r" && cd "$top/r"
+git init -q --bare .git/modules/lib
+config=$(cat .git/modules/lib/config)
+nsf -- sh -c 'echo "[core]" >> .git/modules/lib/config; echo x > .git/modules/lib/hooks/post-checkout; echo ../.. > .git/modules/lib/commondir; echo ran'
+is "$OUT" "ran" "the command ran (submodule)"
+ok $([ "$(cat .git/modules/lib/config)" = "$config" ] && [ ! -e .git/modules/lib/hooks/post-checkout ] && [ ! -e .git/modules/lib/commondir ] && echo 0 || echo 1) \
+    "a submodule's config, hooks and commondir are protected"
+
+# --- git keeps working, inside and on the host while a run lasts
+new_repo "$top/r" && cd "$top/r"
+echo one > f && git add f && git commit -qm one
+nsf -- sh -c 'git checkout -q -b topic && echo two > f && git commit -qam two && echo three > f && git stash -q && git stash list | wc -l && git log --oneline | wc -l'
+is "$RC:$(echo $OUT)" "0:1 3" "git checkout -b, commit and stash work inside"
+fifo="$top/hold.fifo" && rm -f "$fifo" && mkfifo "$fifo"
+"$NSFENCE" -- sh -c "read x < '$fifo'" 2>/dev/null &
+hold=$!
+for _ in $(seq 100); do [ -e .git/commondir ] && break; sleep 0.02; done
+git stash pop -q 2>/dev/null && git commit -qam host-while-running
+is "$?:$(git log --oneline | wc -l)" "0:4" "the host's git commits while a run holds its placeholders"
+echo go > "$fifo"; wait "$hold"
+ok $([ ! -e .git/commondir ] && echo 0 || echo 1) "and the placeholders go with the run"
+
+# --- a repository planted where none existed
+plant='git init -q . && git config core.fsmonitor "'"$mark"'"; echo ran'
+rm -rf "$top/control" && mkdir "$top/control" && (cd "$top/control" && sh -c "$plant" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a planted repository's core.fsmonitor runs on the host's next git status"
+rm -rf "$top/p" && mkdir "$top/p" && cd "$top/p"
+nsf -- sh -c "$plant"
+is "$OUT" "ran" "the command ran (planted .git)"
+ok $([ ! -e .git ] && echo 0 || echo 1) "no .git was planted at the top of the write root"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the host's git status there runs nothing"
+nsf --allow-git-init -- sh -c 'git init -q . && echo ran'
+ok $([ "$OUT" = ran ] && [ -d .git/objects ] && echo 0 || echo 1) "--allow-git-init lets git init make the repository"
+rm -rf .git
+printf '[filesystem]\nallow_git_init = true\n' > "$top/gi.ini"
+nsf --config "$top/gi.ini" -- sh -c 'git init -q . && echo ran'
+ok $([ "$OUT" = ran ] && [ -d .git/objects ] && echo 0 || echo 1) "allow_git_init = true does the same from the config"
+rm -rf .git
+
+# --- a .git made below the top is reported after the run
+nsf -- sh -c 'mkdir -p a/b/c/d && git init -q a/b && echo "gitdir: /x" > a/.git && git init -q a/b/c/d && echo ran'
+is "$OUT" "ran" "the command ran (nested .git)"
+like "$ERR" "created git-repository $top/p/a/b/.git \(git run there will obey" "a .git made below the top is reported, with what it means"
+like "$ERR" "created git-repository $top/p/a/.git " "a .git file too"
+like "$ERR" "created git-repository $top/p/a/b/c/d/.git " "and one deeper than the scan"
+nsf --no-monitor -- sh -c 'git init -q x; echo ran'
+like "$ERR" "created git-repository $top/p/x/.git " "without the observer, the scan after the run still sees it"
+nsf -- sh -c 'true'
+unlike "$ERR" "created git-repository" "a repository that was there before the run is not reported again"
+cd "$top" && rm -rf "$top/p"
+
+# ============================================================================
+# Class 2: host-side file operations cannot be redirected.
+# ============================================================================
+# A concurrent run whose command swaps a directory (holding a repository that
+# needs a placeholder) with a symlink to somewhere else, as fast as it can,
+# while this side starts 200 runs there: nothing may ever appear outside.
+rm -rf "$top/race" "$top/outside" && mkdir -p "$top/race/sub/.git/hooks" "$top/outside/.git/hooks"
+touch "$top/race/sub/.git/config" "$top/outside/.git/config"
+ln -s "$top/outside" "$top/race/evil"
+cd "$top/race"
+printf '[filesystem]\nmandatory_deny_depth = 1\n' > "$top/shallow.ini"
+"$NSFENCE" --no-monitor --config "$top/shallow.ini" -- "$NF_HELPERS/swapper" sub evil stop > "$top/swaps" 2>&1 &
+swapper=$!
+ran=0
+for _ in $(seq 200); do
+    out=$("$NSFENCE" -- sh -c 'echo ran' 2>/dev/null) && [ "$out" = ran ] && ran=$((ran + 1))
+done
+touch stop; wait "$swapper"
+ok $([ "$ran" -gt 0 ] && echo 0 || echo 1) "the runs beside the swapper ran ($ran of 200)"
+ok $([ "$(cat "$top/swaps")" -gt 1000 ] 2>/dev/null && echo 0 || echo 1) "the swapper really swapped ($(head -c 40 "$top/swaps"))"
+is "$(listing "$top/outside")" ".git .git/config .git/hooks " "nothing appeared outside the write root in 200 tries"
+rm -f stop
+is "$(listing "$top/race")" "evil sub sub/.git sub/.git/config sub/.git/hooks " "and nothing is left inside it"
+cd "$top" && rm -rf "$top/race" "$top/outside"
+
+# kill -9 at any instant leaves nothing a later run cannot clean up: a
+# half-made placeholder (its temporary name at the top) is removed by the
+# next run, a user's look-alike non-empty one is not.
+rm -rf "$top/k" && mkdir -p "$top/k" && cd "$top/k"
+touch ".nsfence-ph~.bashrc" && mkdir ".nsfence-ph~.vscode" && mkdir -p ".nsfence-ph~keep" && echo data > ".nsfence-ph~keep/x"
+nsf -- sh -c 'echo ran'
+is "$OUT" "ran" "the command ran (stale temporaries)"
+is "$(listing "$top/k")" ".nsfence-ph~keep .nsfence-ph~keep/x " "what a killed run half made is removed; anything with content is kept"
+cd "$top" && rm -rf "$top/k"
+
+# ============================================================================
+# Class 3: write roots cannot be planted.
+# ============================================================================
+mkdir -p "$top/w3" "$top/secret" && cd "$top/w3"
+nsf -- sh -c "ln -s '$top/secret' out && echo ran"
+is "$OUT" "ran" "the first run planted a symlink where an allow_write path will be"
+nsf --allow-write out -- sh -c 'echo key >> out/authorized_keys; echo ran'
+is "$OUT" "ran" "the second run ran"
+ok $([ ! -e "$top/secret/authorized_keys" ] && echo 0 || echo 1) "the planted symlink's target was not written"
+like "$ERR" "allow_write $top/w3/out skipped: it resolves through a symlink to $top/secret" \
+    "the skipped allow_write is said on stderr, without -v"
+rm out && mkdir out
+nsf --allow-write out -- sh -c 'echo ok > out/f'
+is "$(cat out/f 2>/dev/null):$(printf '%s' "$ERR" | grep -c skipped)" "ok:0" "an allow_write path that is a plain directory keeps working"
+cd "$top" && rm -rf "$top/w3" "$top/secret"
+
+# ============================================================================
+# Class 4: denies never fail open.
+# ============================================================================
+mkdir -p "$top/c4" && cd "$top/c4"
+cycle='rm -f loopa; mkdir -p loopa/commands; echo evil > loopa/commands/x.md; echo evil > .claude/commands/y.md; echo ran'
+mkdir -p "$top/control4" && (cd "$top/control4" && ln -s loopa .claude && ln -s .claude loopa && sh -c "$cycle" >/dev/null 2>&1)
+ok $([ -e "$top/control4/.claude/commands/x.md" ] && echo 0 || echo 1) "control: without a sandbox, a .claude cycle is turned into a commands directory"
+ln -s loopa .claude && ln -s .claude loopa
+nsf -- sh -c "$cycle"
+is "$OUT" "ran" "the command ran (.claude cycle)"
+ok $([ -L loopa ] && [ -L .claude ] && [ ! -e .claude/commands ] && echo 0 || echo 1) \
+    "the links of the cycle stay as they were: nothing is reachable through .claude"
+nsf -- sh -c 'cat .claude 2>&1 | wc -c; ls -la .claude'
+like "$OUT" '^0' "inside, .claude is an empty file"
+rm -f .claude loopa
+
+# Explicit denies through a loop refuse the run.
+ln -s la lb && ln -s lb la
+nsf --deny-read "$top/c4/la/x" -- true
+is "$RC" 125 "a deny_read through a symlink loop refuses the run"
+like "$ERR" "la" "and names the path"
+nsf --deny-write "$top/c4/la" -- true
+is "$RC" 125 "a deny_write through a symlink loop refuses the run"
+rm -f la lb
+
+# A nested mandatory name in another case.
+mkdir -p sub && echo original > sub/.BashRC
+nsf -- sh -c 'echo evil > sub/.BashRC; echo ran'
+is "$OUT:$(cat sub/.BashRC)" "ran:original" "the nested scan matches names in any case (.BashRC)"
+cd "$top" && rm -rf "$top/c4" "$top/control4"
+
+# ============================================================================
+# Class 5: the caller's secrets outside the filesystem stay out.
+# ============================================================================
+mkdir -p "$top/c5/deep/er/still/further" && cd "$top/c5"
+echo original > .bashrc && ln .bashrc notes.txt
+(cp -a "$top/c5" "$top/control5" && cd "$top/control5" && echo evil >> notes.txt)
+is "$(tail -1 "$top/control5/.bashrc")" "evil" "control: a write through another hard link changes .bashrc"
+nsf -- sh -c 'echo evil >> notes.txt; echo ran'
+is "$OUT:$(cat .bashrc)" "ran:original" "another name of a protected file is protected too"
+ln .bashrc deep/er/still/further/far
+nsf -- true
+like "$ERR" "$top/c5/.bashrc has 3 names and only 2" "a name the scan cannot reach is said on stderr, naming the file"
+cd "$top" && rm -rf "$top/c5" "$top/control5"
+
+# ============================================================================
+# Class 6: concurrent change is not an attack, and does not kill runs.
+# ============================================================================
+mkdir -p "$top/churn" && cd "$top/churn"
+(
+    while [ ! -e stop ]; do
+        for i in 1 2 3 4 5 6 7 8; do mkdir -p "sub$i/.vscode"; done
+        for i in 1 2 3 4 5 6 7 8; do rm -rf "sub$i"; done
+    done
+) &
+churn=$!
+failed=0 errs=""
+for _ in $(seq 100); do
+    out=$("$NSFENCE" -- sh -c 'echo ran' 2>"$top/churn.err")
+    if [ "$out" != ran ]; then
+        failed=$((failed + 1))
+        errs="$errs$(head -c 200 "$top/churn.err") | "
+    fi
+done
+touch stop; wait "$churn"
+is "$failed" 0 "100 runs beside a loop creating and removing sub*/.vscode: none fails${errs:+ ($errs)}"
+cd "$top" && rm -rf "$top/churn"
+
+done_testing
