@@ -181,8 +181,11 @@ static int create_complete(struct making *m, struct nf_err *err)
         }
         if (errno == ENOENT)
             return -EAGAIN; /* removed by a cleaner before we opened it */
-        if (errno == EACCES || errno == EPERM || errno == EROFS)
-            return HOLD_CANNOT;
+        /* The top may be closed to us where the placeholder's own directory
+         * is not: whether the name can be made is that directory's answer. */
+        if (errno == EACCES || errno == EPERM || errno == EROFS || errno == ENOSPC ||
+            errno == EDQUOT)
+            return -EINVAL;
         return nf_err_sys(err, "placeholder %s: create %s", m->rel, tmp);
     }
     /* Shared from birth: a cleaner or a finishing run needs it exclusive. */
@@ -201,12 +204,12 @@ static int create_complete(struct making *m, struct nf_err *err)
         (void)unlinkat(m->root, tmp, m->kind == FS_PH_DIR ? AT_REMOVEDIR : 0);
         if (e == EEXIST)
             return -EEXIST;
-        if (e == EINVAL || e == EXDEV)
-            return -EINVAL; /* no RENAME_NOREPLACE here, or another mount */
+        /* No RENAME_NOREPLACE here, another mount, or a directory we may
+         * not rename into: make it in place, where that directory decides. */
+        if (e == EINVAL || e == EXDEV || e == EACCES || e == EPERM || e == EROFS)
+            return -EINVAL;
         if (e == ENOENT || e == ENOTDIR)
             return HOLD_GONE;
-        if (e == EACCES || e == EPERM || e == EROFS)
-            return HOLD_CANNOT;
         errno = e;
         return nf_err_sys(err, "placeholder %s: rename into place", m->rel);
     }

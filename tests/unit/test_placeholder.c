@@ -1,0 +1,256 @@
+/* fs/placeholder.c over real trees in a private directory D under /var/tmp:
+ * placeholders are made complete (marked, under their final name only once
+ * done), held, removed by the last run; nothing is ever made or removed
+ * through a symlink, and what a killed run half made is cleaned up. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fs/placeholder.h"
+#include "fs/plan.h"
+#include "tests/unit/tmptree.h"
+
+struct fx {
+    char d[256];
+    struct fs_plan plan;
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *fx = calloc(1, sizeof(*fx));
+
+    if (!fx || tmptree_make("ph", fx->d, sizeof(fx->d)) < 0) {
+        free(fx);
+        return -1;
+    }
+    *state = fx;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *fx = *state;
+
+    fs_plan_free(&fx->plan);
+    tmptree_remove(fx->d);
+    free(fx);
+    return 0;
+}
+
+static void path_of(const struct fx *fx, const char *rel, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "%s/%s", fx->d, rel);
+}
+
+/* An op asking for a placeholder at D/rel, missing when planned. */
+static struct fs_op *want(struct fx *fx, const char *rel, enum fs_placeholder kind, bool optional)
+{
+    char p[PATH_MAX];
+    struct fs_op *op;
+
+    fx->plan.ops = realloc(fx->plan.ops, (fx->plan.n + 1) * sizeof(*fx->plan.ops));
+    assert_non_null(fx->plan.ops);
+    op = &fx->plan.ops[fx->plan.n++];
+    path_of(fx, rel, p, sizeof(p));
+    *op = (struct fs_op){ .kind = FS_OP_BIND_RO,
+                          .ph = kind,
+                          .ph_shown = true,
+                          .ph_missing = true,
+                          .optional = optional,
+                          .why = "test" };
+    op->src = strdup(p);
+    op->dst = strdup(p);
+    op->anchor = strdup(fx->d);
+    return op;
+}
+
+static void mkd(const struct fx *fx, const char *rel)
+{
+    char p[PATH_MAX];
+
+    path_of(fx, rel, p, sizeof(p));
+    assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static bool exists(const struct fx *fx, const char *rel, struct stat *st)
+{
+    char p[PATH_MAX];
+    struct stat ignored;
+
+    path_of(fx, rel, p, sizeof(p));
+    return lstat(p, st ? st : &ignored) == 0;
+}
+
+static size_t entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void placeholders_are_made_marked_and_removed(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_ph_set set = { 0 };
+    struct nf_err err = { 0 };
+    char buf[8] = { 0 };
+    struct stat st;
+    char p[PATH_MAX];
+    int fd;
+
+    mkd(fx, ".git");
+    want(fx, ".bashrc", FS_PH_FILE, false);
+    want(fx, ".vscode", FS_PH_DIR, false);
+    want(fx, ".git/commondir", FS_PH_DOTFILE, false);
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &set, &err), 0);
+    assert_int_equal(set.n, 3);
+    assert_true(exists(fx, ".bashrc", &st) && S_ISREG(st.st_mode) && fs_placeholder_is(&st));
+    assert_true(exists(fx, ".vscode", &st) && S_ISDIR(st.st_mode) && fs_placeholder_is(&st));
+    assert_true(exists(fx, ".git/commondir", &st) && fs_placeholder_is(&st));
+    /* git reads "." as "this very directory"; an empty commondir breaks it */
+    path_of(fx, ".git/commondir", p, sizeof(p));
+    fd = open(p, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(read(fd, buf, sizeof(buf)), 2);
+    close(fd);
+    assert_string_equal(buf, ".\n");
+    /* no temporary is left at the top */
+    assert_int_equal(entries(fx->d), 3);
+    fs_placeholders_release(&set);
+    assert_int_equal(entries(fx->d), 1); /* .git */
+    path_of(fx, ".git", p, sizeof(p));
+    assert_int_equal(entries(p), 0);
+}
+
+/* Another run holding a placeholder keeps it: the last one removes it. */
+static void the_last_run_removes_a_shared_placeholder(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_ph_set a = { 0 }, b = { 0 };
+    struct nf_err err = { 0 };
+
+    want(fx, ".zshrc", FS_PH_FILE, false);
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &a, &err), 0);
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &b, &err), 0);
+    assert_int_equal(b.n, 1);
+    fs_placeholders_release(&a);
+    assert_true(exists(fx, ".zshrc", NULL));
+    fs_placeholders_release(&b);
+    assert_false(exists(fx, ".zshrc", NULL));
+}
+
+/* A directory on the way swapped for a symlink to elsewhere: nothing is
+ * made through it. Found by the scan (optional): skipped; required: the
+ * run fails. */
+static void nothing_is_made_through_a_symlink(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_ph_set set = { 0 };
+    struct nf_err err = { 0 };
+    char p[PATH_MAX], t[PATH_MAX];
+
+    mkd(fx, "elsewhere");
+    mkd(fx, "elsewhere/.git");
+    path_of(fx, "elsewhere", t, sizeof(t));
+    path_of(fx, "sub", p, sizeof(p));
+    assert_int_equal(symlink(t, p), 0);
+    want(fx, "sub/.git/commondir", FS_PH_DOTFILE, true);
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &set, &err), 0);
+    assert_int_equal(set.n, 0);
+    assert_true(fx->plan.ops[0].skip);
+    assert_false(exists(fx, "elsewhere/.git/commondir", NULL));
+    fs_placeholders_release(&set);
+
+    fx->plan.ops[0].optional = false;
+    fx->plan.ops[0].skip = false;
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &set, &err), -1);
+    assert_non_null(strstr(err.msg, "vanished or changed"));
+    assert_false(exists(fx, "elsewhere/.git/commondir", NULL));
+    fs_placeholders_release(&set);
+}
+
+/* What a killed run half made (its temporary at the top) goes; an entry of
+ * that name with content, or one a live run holds, stays. */
+static void stale_temporaries_are_removed(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_ph_set set = { 0 };
+    struct nf_err err = { 0 };
+    char p[PATH_MAX];
+    int fd;
+
+    path_of(fx, FS_PH_TMP_PREFIX ".bashrc", p, sizeof(p));
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    mkd(fx, FS_PH_TMP_PREFIX ".vscode");
+    mkd(fx, FS_PH_TMP_PREFIX "full");
+    path_of(fx, FS_PH_TMP_PREFIX "full/x", p, sizeof(p));
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    fx->plan.stale = calloc(3, sizeof(*fx->plan.stale));
+    fx->plan.stale[0] = (struct fs_stale){ strdup(fx->d), strdup(FS_PH_TMP_PREFIX ".bashrc") };
+    fx->plan.stale[1] = (struct fs_stale){ strdup(fx->d), strdup(FS_PH_TMP_PREFIX ".vscode") };
+    fx->plan.stale[2] = (struct fs_stale){ strdup(fx->d), strdup(FS_PH_TMP_PREFIX "full") };
+    fx->plan.n_stale = 3;
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &set, &err), 0);
+    assert_false(exists(fx, FS_PH_TMP_PREFIX ".bashrc", NULL));
+    assert_false(exists(fx, FS_PH_TMP_PREFIX ".vscode", NULL));
+    assert_true(exists(fx, FS_PH_TMP_PREFIX "full/x", NULL));
+    fs_placeholders_release(&set);
+}
+
+/* A name that appeared between the plan and its making is adopted, not
+ * replaced, and left alone at the end when it is not ours. */
+static void a_name_that_appeared_is_adopted(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_ph_set set = { 0 };
+    struct nf_err err = { 0 };
+    char p[PATH_MAX];
+    int fd;
+
+    want(fx, ".profile", FS_PH_FILE, false);
+    path_of(fx, ".profile", p, sizeof(p));
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "mine\n", 5), 5);
+    close(fd);
+    assert_int_equal(fs_placeholders_prepare(&fx->plan, &set, &err), 0);
+    fs_placeholders_release(&set);
+    assert_true(exists(fx, ".profile", NULL));
+    assert_int_equal(entries(fx->d), 1);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(placeholders_are_made_marked_and_removed), T(the_last_run_removes_a_shared_placeholder),
+        T(nothing_is_made_through_a_symlink),        T(stale_temporaries_are_removed),
+        T(a_name_that_appeared_is_adopted),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
