@@ -53,7 +53,7 @@ const char *sc_filter_name(enum sc_filter f)
     case SC_FILTER_UNIX:
         return "unix sockets, vsock and io_uring";
     case SC_FILTER_NAMESPACES:
-        return "namespaces and mounts";
+        return "namespaces, mounts and keyrings";
     case SC_FILTER_TTY:
         return "terminal injection";
     case SC_FILTER_COUNT:
@@ -101,10 +101,17 @@ static int build_unix(scmp_filter_ctx ctx, struct nf_err *err)
 
 static int build_namespaces(scmp_filter_ctx ctx, struct nf_err *err)
 {
-    static const char *const refused[] = { "setns",      "mount",         "umount2",
-                                           "pivot_root", "open_tree",     "move_mount",
-                                           "fsopen",     "fsconfig",      "fsmount",
-                                           "fspick",     "mount_setattr", "open_tree_attr" };
+    /* keyctl, add_key, request_key: the command would otherwise possess its
+     * caller's session keyring and read or update the keys there (Kerberos
+     * ccaches, tokens). init joins a fresh session keyring where it can, but
+     * the caller's user keyring (@u) stays reachable, and so does any key
+     * whose serial the command learns. (In this filter rather than a fifth:
+     * each filter costs load time.) */
+    static const char *const refused[] = {
+        "setns",         "mount",          "umount2",  "pivot_root", "open_tree",
+        "move_mount",    "fsopen",         "fsconfig", "fsmount",    "fspick",
+        "mount_setattr", "open_tree_attr", "keyctl",   "add_key",    "request_key",
+    };
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* In a new user namespace the command would hold every capability again
      * and could mount over its own protections. */

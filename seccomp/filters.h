@@ -15,7 +15,8 @@
 enum sc_filter {
     SC_FILTER_OBSERVER,   /* USER_NOTIF on write-intent syscalls (reports only) */
     SC_FILTER_UNIX,       /* socket(AF_UNIX | AF_VSOCK), io_uring → EPERM */
-    SC_FILTER_NAMESPACES, /* new user/mount namespaces, mounts, setns → EPERM; clone3 → ENOSYS */
+    SC_FILTER_NAMESPACES, /* new user/mount namespaces, mounts, setns, keyrings → EPERM;
+                             clone3 → ENOSYS */
     SC_FILTER_TTY,        /* ioctl TIOCSTI, TIOCLINUX → EPERM */
     SC_FILTER_COUNT,
 };

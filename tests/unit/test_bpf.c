@@ -1,9 +1,16 @@
 /* The filters a run loads (compiled at build time) are exactly those
- * libseccomp compiles now, for every combination of the options. */
+ * libseccomp compiles now, for every combination of the options; the
+ * namespaces filter, loaded in a child, refuses the keyring calls. */
+#include <errno.h>
+#include <linux/keyctl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -45,11 +52,60 @@ static void the_observer_comes_first(void **state)
     sc_set_free(&s);
 }
 
+/* Bit i of the child's exit status: check i failed. */
+static int keyring_calls_in_child(void)
+{
+    struct sc_options o = { 0 };
+    struct sc_set all, ns = { 0 };
+    struct nf_err err = { 0 };
+    char why[64];
+    int listener, bad = 0;
+
+    /* Control: before the filter, the kernel answers keyctl itself. */
+    if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) < 0 &&
+        errno == EPERM)
+        bad |= 1;
+    if (sc_build(&o, &all, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return 0x40;
+    for (size_t i = 0; i < all.n; i++)
+        if (all.progs[i].kind == SC_FILTER_NAMESPACES)
+            ns.progs[ns.n++] = all.progs[i];
+    if (ns.n != 1 || sc_install(&ns, &listener, why, sizeof(why), &err) < 0)
+        return 0x40;
+    if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) >= 0 ||
+        errno != EPERM)
+        bad |= 2;
+    if (syscall(SYS_add_key, "user", "nsfence-test", "x", 1, KEY_SPEC_SESSION_KEYRING) >= 0 ||
+        errno != EPERM)
+        bad |= 4;
+    if (syscall(SYS_request_key, "user", "nsfence-test", NULL, 0) >= 0 || errno != EPERM)
+        bad |= 8;
+    if (getppid() <= 0)
+        bad |= 0x10; /* everything else still goes through */
+    return bad;
+}
+
+static void the_namespaces_filter_refuses_the_keyring_calls(void **state)
+{
+    int status;
+    pid_t pid;
+
+    (void)state;
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(keyring_calls_in_child());
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(precompiled_equals_live),
         cmocka_unit_test(the_observer_comes_first),
+        cmocka_unit_test(the_namespaces_filter_refuses_the_keyring_calls),
     };
 
     return cmocka_run_group_tests_name("bpf", tests, NULL, NULL);
