@@ -213,6 +213,15 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         net_endpoints_close(&ep);
     }
     cfg->times[STAGE_ENDPOINTS] = sync_now_us();
+    /* Every process in the sandbox would otherwise possess the caller's
+     * session keyring, and with it the keys kept there (Kerberos ccaches,
+     * tokens): an anonymous one, joined before the command exists, is all
+     * the sandbox shares. Best effort: the per-user key quota may refuse it
+     * (EDQUOT), and then the seccomp filter refusing every keyring call
+     * holds alone. (Here, while the host side is still preparing.) */
+    if (nf_join_new_session_keyring() < 0)
+        log_v("no fresh session keyring (%s): the keyring calls stay refused by seccomp",
+              strerror(errno));
     if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
         _exit(125);
     take_prepared(cfg, &filters);

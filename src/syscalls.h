@@ -1,9 +1,10 @@
 /* Wrappers for the syscalls glibc 2.36 does not wrap (or wraps behind headers
  * that clash with <linux/mount.h>): the new mount API, openat2, pivot_root,
- * pidfd, close_range, clone. Header only. */
+ * pidfd, close_range, clone, keyctl. Header only. */
 #pragma once
 
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <sched.h>
@@ -76,6 +77,13 @@ static inline int nf_pidfd_send_signal(int pidfd, int sig)
 static inline int nf_pidfd_open(pid_t pid, unsigned flags)
 {
     return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* A new anonymous session keyring, joined by the calling process (libkeyutils'
+ * keyctl_join_session_keyring(NULL), without the library). */
+static inline long nf_join_new_session_keyring(void)
+{
+    return syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, (const char *)NULL, 0UL, 0UL, 0UL);
 }
 
 /* fork(2) semantics with namespace flags: no new stack, the child returns 0.
