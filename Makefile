@@ -159,7 +159,7 @@ demo: nsfence
 
 DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libnl-route-3-dev libinih-dev \
                libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
-               busybox-static openssl python3 clang-format
+               busybox-static openssl python3 clang-format keyutils
 
 deps:
 	apt-get update

@@ -1,0 +1,87 @@
+#!/bin/bash
+# What the caller holds outside its files stays out of the sandbox: the keys
+# in its session keyring (Kerberos ccaches live there) can be neither read
+# nor changed from inside.
+
+# The whole file runs in a private session keyring of its own, so the keys it
+# adds die with it. keyctl announces the join on stderr: dropped.
+if [ -z "${NF_KEY_SESSION:-}" ]; then
+    if ! command -v keyctl >/dev/null; then
+        printf '1..1\nnot ok 1 - keyctl is missing (Debian package keyutils)\n'
+        exit 1
+    fi
+    if ! keyctl session - true 2>/dev/null; then
+        printf '1..1\nnot ok 1 - cannot join a private session keyring (keyctl session -)\n'
+        exit 1
+    fi
+    NF_KEY_SESSION=1 keyctl session - bash -c 'exec 2>&3 3>&-; exec bash "$0"' "$0" 3>&2 2>/dev/null
+    exit
+fi
+. "$(dirname "$0")/lib.sh"
+
+nf_tmpdir d
+cd "$d"
+
+# --- the caller's keyrings ---------------------------------------------------------
+secret="nsfence-secret-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+key=$(keyctl add user nsfence-test "$secret" @s)
+like "$key" '^[0-9]+$' "a user key holding a secret is in the test's session keyring"
+# Possessor-only: only a process that holds this session keyring sees it,
+# even in /proc/keys.
+pkey=$(keyctl add user nsfence-possessed x @s) && keyctl setperm "$pkey" 0x3f000000
+
+# What a command might try to learn or change the secret with; each attempt
+# ends with a line "rc=STATUS".
+try='eval keyctl $a 2>&1; r=$?; echo; echo "rc=$r"'
+reads="for a in 'print $key' 'read $key' 'pipe $key' 'show @s' 'request user nsfence-test' \
+'search @s user nsfence-test'; do $try; done; echo possessed=\$(grep -c nsfence-possessed /proc/keys)"
+writes="for a in 'update $key stolen' 'add user nsfence-test stolen @s' 'setperm $key 0x3f3f3f3f' \
+'unlink $key @s' 'revoke $key' 'invalidate $key'; do $try; done"
+
+out=$(sh -c "$reads")
+like "$out" "$secret" "control: without nsfence, the same reads show the secret"
+is "$(printf '%s\n' "$out" | grep -c '^rc=0$')" 6 "control: and every read succeeds"
+like "$out" 'possessed=1' "control: the possessor-only key is listed in /proc/keys"
+
+nsf -- sh -c "$reads; $writes; echo ran"
+like "$OUT" 'ran$' "the command ran (keyrings)"
+unlike "$OUT$ERR" "$secret" "inside, no read shows the secret"
+is "$(printf '%s\n' "$OUT" | grep -c '^rc=0$')" 0 "inside, every read and write of the key fails"
+is "$(printf '%s\n' "$OUT" | grep -c 'Operation not permitted')" 12 "each with EPERM"
+like "$OUT" 'possessed=0' "the sandbox does not hold the caller's session keyring (/proc/keys)"
+is "$(keyctl print "$key" 2>&1)" "$secret" "the key on the host still holds the secret"
+is "$(keyctl search @s user nsfence-test 2>&1)" "$key" "and is still in the caller's session keyring"
+is "$(keyctl rdescribe "$key" 2>&1 | cut -d';' -f4)" "3f010000" "with its permissions unchanged"
+is "$(keyctl print "$pkey" 2>&1)" "x" "the possessor-only key is unchanged too"
+
+nsf -- sh -c 'keyctl add user own value @s; echo "rc=$?"'
+like "$OUT" 'rc=1' "the command cannot make keys of its own either"
+
+# When the user's key quota is full, init cannot join a fresh session keyring:
+# the run goes on, says so under -v, and seccomp alone keeps the keys out.
+if is_root; then
+    skip "root's key quota (kernel.keys.root_maxkeys) is too large to fill" \
+        "a full key quota: the run goes on, the keys stay out"
+else
+    # A session of its own, so that the keys filling the quota die with it.
+    keyctl session - bash -c '
+        k=$(keyctl add user nsfence-test "$1" @s) || exit 1
+        i=0
+        while keyctl add user "fill$i" x @s >/dev/null 2>"$0.fill"; do
+            i=$((i + 1))
+            [ "$i" -lt 100000 ] || break
+        done
+        grep -q "quota" "$0.fill" && echo quota-full
+        timeout -k 5 60 "$NSFENCE" -v -- sh -c "keyctl print $k 2>&1; echo ran" >"$0.out" 2>"$0.err"
+        echo "rc=$?"' "$d/quota" "$secret" >"$d/quota.log" 2>/dev/null
+    like "$(cat "$d/quota.log")" 'quota-full' "the user's key quota is full (control: add_key says so)"
+    like "$(cat "$d/quota.log")" '^rc=0$' "with a full key quota, nsfence runs the command"
+    like "$(cat "$d/quota.out")" '^ran$' "and the command runs to its end"
+    unlike "$(cat "$d/quota.out" "$d/quota.err")" "$secret" "and the secret stays out"
+    like "$(cat "$d/quota.out")" 'Operation not permitted' "refused by seccomp"
+    like "$(cat "$d/quota.err")" '^nsfence: no fresh session keyring \(Disk quota exceeded\)' \
+        "-v says there is no fresh session keyring, and why"
+    rm -f "$d"/quota*
+fi
+
+done_testing
