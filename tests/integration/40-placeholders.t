@@ -45,12 +45,32 @@ ok $([ ! -s .bashrc ] && [ ! -e .vscode/x ] && echo 0 || echo 1) \
 rm -f a-up b-done a-result
 is "$(listing "$w")" "" "when both are done nothing is left"
 
-# Many runs at once, all ending at different times.
+# Many runs at once, all ending at different times. Each marks that it has
+# started and holds until all six have (30 s at most), so that they certainly
+# overlap; then each, at its own time, tries the protected name and ends, the
+# later ones after the earlier ones have ended and cleaned up.
+mkdir barrier
 for i in 1 2 3 4 5 6; do
-    "$NSFENCE" -- sh -c "sleep 0.$i; echo evil > .mcp.json 2>/dev/null; true" 2>/dev/null &
+    "$NSFENCE" -- sh -c '
+        : > barrier/started-$1
+        n=0
+        for _ in $(seq 600); do
+            n=$(ls barrier | grep -c "^started-")
+            [ "$n" -ge 6 ] && break
+            sleep 0.05
+        done
+        echo "$n" > barrier/saw-$1
+        sleep 0.$1
+        if echo evil > .mcp.json; then echo written; else echo refused; fi > barrier/wrote-$1
+    ' sh "$i" 2>/dev/null &
 done
 wait
+is "$(cat barrier/saw-* 2>/dev/null | tr '\n' ' ')" "6 6 6 6 6 6 " \
+    "six runs were all running at once (each saw all six started)"
+is "$(cat barrier/wrote-* 2>/dev/null | tr '\n' ' ')" "refused refused refused refused refused refused " \
+    "each run, ending at its own time, was refused the protected name"
 ok $([ ! -s .mcp.json ] && echo 0 || echo 1) "six overlapping runs never unmask each other"
+rm -r barrier
 is "$(listing "$w")" "" "and leave nothing behind"
 
 done_testing
