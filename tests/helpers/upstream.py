@@ -1,17 +1,34 @@
 #!/usr/bin/env python3
 """Upstream servers for the network tests, run inside a network namespace
 the test harness made: HTTP/1.1 with keep-alive, optionally TLS, serving a
-directory; POST /echo returns the body it got. Prints "ready" once listening.
+directory; POST /echo returns the body it got, GET /host the Host header.
+Every response carries X-Conn-Id, a number per TCP connection (1, 2, ... in
+the order they were accepted), so a test sees which requests shared one.
+Prints "ready" once listening.
     upstream.py DIR ADDR:PORT[:tls] ... [--cert CERT --key KEY]"""
 import http.server
+import itertools
 import socket
 import ssl
 import sys
 import threading
 
+_conn_ids = itertools.count(1)
+_conn_ids_lock = threading.Lock()
+
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        # One handler per accepted connection, serving each request on it.
+        super().setup()
+        with _conn_ids_lock:
+            self.conn_id = next(_conn_ids)
+
+    def end_headers(self):
+        self.send_header("X-Conn-Id", str(self.conn_id))
+        super().end_headers()
 
     def log_message(self, *args):
         pass

@@ -24,10 +24,29 @@ nsf $A -- sh -c 'head -c 300000 /dev/urandom > up.bin; curl -sS --data-binary @u
 is "$OUT" "same" "a request body goes up and back intact"
 nsf $A -- curl -sS http://allowed.test/host
 is "$OUT" "allowed.test" "the upstream sees a canonical Host"
-nsf $A -- sh -c 'curl -sS http://allowed.test/index.html http://allowed.test/index.html http://allowed.test/host'
+# Keep-alive through the proxy: curl reuses its one connection to the proxy
+# (%{num_connects} 1, then 0), and the upstream's X-Conn-Id (a number per TCP
+# connection it accepted) shows the proxy reusing its upstream connection too.
+ids='%header{x-conn-id} %{num_connects}\n'
+nsf $A -- sh -c "curl -sS -w '%{stderr}$ids' http://allowed.test/index.html http://allowed.test/index.html http://allowed.test/host"
 is "$OUT" "hello from upstream
 hello from upstream
 allowed.test" "several requests on one kept-alive connection"
+conns=$(printf '%s\n' "$ERR" | grep -E '^[0-9]+ [0-9]+$')
+is "$(printf '%s\n' "$conns" | cut -d' ' -f2 | tr '\n' ' ')" "1 0 0 " \
+    "the client sent all three on one connection to the proxy"
+is "$(printf '%s\n' "$conns" | cut -d' ' -f1 | sort -u | wc -l)" 1 \
+    "and they arrived upstream on one connection (one X-Conn-Id)"
+nsf $A -- sh -c "for i in 1 2; do curl -sS -o /dev/null -w '$ids' http://allowed.test/index.html; done"
+is "$(printf '%s\n' "$OUT" | cut -d' ' -f2 | tr '\n' ' ')" "1 1 " "control: two client connections..."
+is "$(printf '%s\n' "$OUT" | cut -d' ' -f1 | sort -u | wc -l)" 2 \
+    "control: ...arrive on two upstream connections (two X-Conn-Ids)"
+nsf $A --allow-domain sub.allowed.test -- curl -sS -o /dev/null -o /dev/null -o /dev/null -w "$ids" \
+    http://allowed.test/index.html http://sub.allowed.test/index.html http://allowed.test/index.html
+is "$(printf '%s\n' "$OUT" | cut -d' ' -f2 | tr '\n' ' ')" "1 0 0 " \
+    "requests for two hosts on one client connection..."
+is "$(printf '%s\n' "$OUT" | cut -d' ' -f1 | sort -u | wc -l)" 3 \
+    "...never share an upstream connection, though both names have one address"
 nsf $A -- git clone -q http://allowed.test/repo.git cloned
 is "$RC" 0 "git clone over HTTP through the proxy works"
 is "$(cat cloned/README 2>/dev/null)" "cloned through the proxy" "the clone has the repository's content"
