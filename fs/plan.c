@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fs/mounts.h"
 #include "fs/placeholder.h"
 #include "fs/resolve.h"
 #include "fs/scan.h"
@@ -714,6 +715,20 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
+/* A procfs mounted elsewhere in the host tree (a container's or a chroot's
+ * /proc) would show every host process and its command line inside: each
+ * is masked by an empty directory, as a denied read is. */
+static int add_foreign_procfs(struct rules *r, struct nf_err *err)
+{
+    struct pol_strv procs = { 0 };
+    int rc = fs_foreign_procfs(&procs, err);
+
+    for (size_t i = 0; rc == 0 && i < procs.n; i++)
+        rc = rules_add(r, procs.v[i], R_MASK_DIR, FS_PH_NONE, "another procfs", err);
+    pol_strv_free(&procs);
+    return rc;
+}
+
 /* An allow_write path that resolves through a symlink to somewhere not at
  * or under the path as written is skipped: a command can plant `out ->
  * ~/.ssh` in one run, where `out` did not exist, for the next run that
@@ -776,6 +791,8 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
         }
     }
     if (add_hard_links(r, pol, err) < 0)
+        return -1;
+    if (add_foreign_procfs(r, err) < 0)
         return -1;
 
     for (size_t i = 0; i < pol->deny_read.n; i++) {

@@ -22,19 +22,15 @@ trap _nf_cleanup EXIT
 
 diag() { printf '# %s\n' "$*" | sed '2,$s/^/# /'; }
 
-# While TODO is set, each check is marked "# TODO $TODO": it states what is
-# not done yet, and its failure does not fail the file (prove reports a
-# TODO that passes).
 ok() { # ok CONDITION_STATUS DESCRIPTION
-    local status=$1 todo=""
+    local status=$1
     shift
     _nf_n=$((_nf_n + 1))
-    [ -n "${TODO:-}" ] && todo=" # TODO $TODO"
     if [ "$status" -eq 0 ]; then
-        echo "ok $_nf_n - $*$todo"
+        echo "ok $_nf_n - $*"
     else
-        echo "not ok $_nf_n - $*$todo"
-        [ -n "$todo" ] || _nf_failed=$((_nf_failed + 1))
+        echo "not ok $_nf_n - $*"
+        _nf_failed=$((_nf_failed + 1))
         # The last run's own stderr usually says why.
         [ -n "${ERR:-}" ] && diag "last stderr: $(printf '%s' "$ERR" | tail -c 600)"
     fi
