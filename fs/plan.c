@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fs/glob.h"
 #include "fs/mounts.h"
 #include "fs/placeholder.h"
 #include "fs/resolve.h"
@@ -715,6 +716,54 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
+/* A glob in deny_read or allow_read, expanded now, as srt does: what it
+ * matches on disk at start (files made later are not covered). A deny walk
+ * that reaches its bound, or meets a directory it cannot list, denies that
+ * directory whole; an allow walk re-opens only what it saw. */
+static int add_read_glob(struct rules *r, const char *pattern, bool deny, struct nf_err *err)
+{
+    struct fs_glob_opts opts = { .follow_links = deny };
+    struct fs_glob_hits hits = { 0 };
+    const char *why = deny ? "deny_read" : "allow_read";
+    size_t prefix = fs_glob_prefix_len(pattern);
+    int rc = 0;
+
+    if (fs_glob_expand(pattern, &opts, &hits, err) < 0)
+        return nf_err_prefix(err, "%s %s", why, pattern);
+    for (size_t i = 0; rc == 0 && i < hits.n; i++) {
+        const struct fs_glob_hit *h = &hits.v[i];
+        enum rule_kind kind = R_MASK_DIR;
+
+        switch (h->kind) {
+        case FS_GLOB_FILE:
+            kind = deny ? R_MASK_FILE : R_ALLOW;
+            break;
+        case FS_GLOB_DIR:
+            kind = deny ? R_MASK_DIR : R_ALLOW;
+            break;
+        case FS_GLOB_UNWALKED:
+        case FS_GLOB_UNLISTABLE:
+            if (!deny) {
+                log_v("allow_read %s: %s not walked; nothing beneath it re-opened", pattern,
+                      h->path);
+                continue;
+            }
+            log_warn("deny_read %s: %s %s; denied whole", pattern, h->path,
+                     h->kind == FS_GLOB_UNWALKED ? "is past the walk's bound" : "cannot be listed");
+            kind = R_MASK_DIR;
+            break;
+        }
+        /* A matched symlink leads where it leads: say so when that is not
+         * below the pattern's own directory. */
+        if (deny && (strncmp(h->path, pattern, prefix) != 0 ||
+                     (h->path[prefix] != '/' && h->path[prefix] != '\0')))
+            log_warn("deny_read %s: a symlink leads to %s, which is denied", pattern, h->path);
+        rc = rules_add(r, h->path, kind, FS_PH_NONE, why, err);
+    }
+    fs_glob_hits_free(&hits);
+    return rc;
+}
+
 /* A procfs mounted elsewhere in the host tree (a container's or a chroot's
  * /proc) would show every host process and its command line inside: each
  * is masked by an empty directory, as a denied read is. */
@@ -798,6 +847,11 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
     for (size_t i = 0; i < pol->deny_read.n; i++) {
         const char *p = pol->deny_read.v[i];
 
+        if (fs_glob_is_pattern(p)) {
+            if (add_read_glob(r, p, true, err) < 0)
+                return -1;
+            continue;
+        }
         if (strcmp(p, "/") == 0) {
             if (add_read_deny_root(r, err) < 0)
                 return -1;
@@ -821,6 +875,12 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
     for (size_t i = 0; i < pol->allow_read.n; i++) {
         const char *p = pol->allow_read.v[i];
         struct nf_err e = { 0 };
+
+        if (fs_glob_is_pattern(p)) {
+            if (add_read_glob(r, p, false, err) < 0)
+                return -1;
+            continue;
+        }
 
         if (fs_resolve(p, real, sizeof(real), &res, NULL, &e) < 0 || res != FS_RES_EXISTS) {
             log_v("allow_read %s skipped: %s", p, e.msg[0] ? e.msg : "it does not exist");

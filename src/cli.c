@@ -179,17 +179,13 @@ int cli_parse(int argc, char **argv, struct cli *c, struct nf_err *err)
     return 0;
 }
 
-static int append_paths(struct policy *pol, struct pol_strv *dst, const struct pol_strv *src,
+/* Paths take the config's rules (normalised, globs checked): one parser. */
+static int append_paths(struct policy *pol, const char *key, const struct pol_strv *src,
                         const char *flag, struct nf_err *err)
 {
-    for (size_t i = 0; i < src->n; i++) {
-        char path[PATH_MAX];
-
-        if (pol_path_normalize(src->v[i], pol->cwd, pol->home, path, sizeof(path), err) < 0)
+    for (size_t i = 0; i < src->n; i++)
+        if (cfg_apply(pol, "filesystem", key, src->v[i], err) < 0)
             return nf_err_prefix(err, "--%s", flag);
-        if (!pol_strv_contains(dst, path) && pol_strv_add(dst, path, err) < 0)
-            return -1;
-    }
     return 0;
 }
 
@@ -204,10 +200,10 @@ static int append_domains(struct policy *pol, const char *key, const struct pol_
 
 int cli_apply(const struct cli *c, struct policy *pol, struct nf_err *err)
 {
-    if (append_paths(pol, &pol->allow_write, &c->allow_write, "allow-write", err) < 0 ||
-        append_paths(pol, &pol->deny_write, &c->deny_write, "deny-write", err) < 0 ||
-        append_paths(pol, &pol->deny_read, &c->deny_read, "deny-read", err) < 0 ||
-        append_paths(pol, &pol->allow_read, &c->allow_read, "allow-read", err) < 0 ||
+    if (append_paths(pol, "allow_write", &c->allow_write, "allow-write", err) < 0 ||
+        append_paths(pol, "deny_write", &c->deny_write, "deny-write", err) < 0 ||
+        append_paths(pol, "deny_read", &c->deny_read, "deny-read", err) < 0 ||
+        append_paths(pol, "allow_read", &c->allow_read, "allow-read", err) < 0 ||
         append_domains(pol, "allow_domain", &c->allow_domain, "allow-domain", err) < 0 ||
         append_domains(pol, "deny_domain", &c->deny_domain, "deny-domain", err) < 0)
         return -1;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/glob.h"
 #include "proxy/host.h"
 #include "proxy/rules.h"
 #include "src/util.h"
@@ -52,12 +53,32 @@ static int parse_uint(const char *v, unsigned min, unsigned max, unsigned *out, 
     return 0;
 }
 
-static int add_path(struct policy *pol, struct pol_strv *sv, const char *v, struct nf_err *err)
+/* A path for one of the filesystem lists. Globs follow srt: a trailing
+ * "/" "**" means the directory itself, in every list; other globs are read
+ * patterns only (expanded when the run starts), and one that would walk
+ * the whole file system from `/` is refused rather than skipped. Nothing is
+ * ever taken silently as a literal name that protects nothing. */
+static int add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool read_list,
+                    struct nf_err *err)
 {
     char path[PATH_MAX];
+    size_t len;
 
     if (pol_path_normalize(v, pol->cwd, pol->home, path, sizeof(path), err) < 0)
         return -1;
+    len = strlen(path);
+    if (len > 3 && strcmp(path + len - 3, "/**") == 0)
+        path[len - 3] = '\0';
+    if (fs_glob_is_pattern(path)) {
+        if (!read_list)
+            return nf_err_set(err, EINVAL,
+                              "'%s': a write list takes paths and `DIR/**`, not other globs", v);
+        if (fs_glob_prefix_len(path) == 0)
+            return nf_err_set(err, EINVAL,
+                              "'%s': a pattern whose literal prefix is / alone would walk the "
+                              "whole file system; start it with a directory",
+                              v);
+    }
     if (pol_strv_contains(sv, path))
         return 0;
     return pol_strv_add(sv, path, err);
@@ -173,13 +194,13 @@ int cfg_apply(struct policy *pol, const char *section, const char *key, const ch
 
     if (strcmp(section, "filesystem") == 0) {
         if (strcmp(key, "allow_write") == 0)
-            return add_path(pol, &pol->allow_write, v, err);
+            return add_path(pol, &pol->allow_write, v, false, err);
         if (strcmp(key, "deny_write") == 0)
-            return add_path(pol, &pol->deny_write, v, err);
+            return add_path(pol, &pol->deny_write, v, false, err);
         if (strcmp(key, "deny_read") == 0)
-            return add_path(pol, &pol->deny_read, v, err);
+            return add_path(pol, &pol->deny_read, v, true, err);
         if (strcmp(key, "allow_read") == 0)
-            return add_path(pol, &pol->allow_read, v, err);
+            return add_path(pol, &pol->allow_read, v, true, err);
         if (strcmp(key, "mandatory_deny_depth") == 0)
             return parse_uint(v, 1, POL_MAX_DEPTH, &pol->mandatory_deny_depth, err);
         if (strcmp(key, "allow_git_init") == 0)

@@ -199,6 +199,28 @@ nsf --deny-write "$top/c4/la" -- true
 is "$RC" 125 "a deny_write through a symlink loop refuses the run"
 rm -f la lb
 
+# Globs in deny_read are expanded at start, never taken as a literal name
+# that protects nothing; relative ones from the working directory.
+mkdir -p "$top/secret/sub" "$top/c4/w" && echo s1 > "$top/secret/a.txt" && echo s2 > "$top/secret/sub/b.txt" \
+    && echo public > "$top/secret/c.md"
+cd "$top/c4/w"
+is "$(cat ../../secret/a.txt)" "s1" "control: the secret is readable outside"
+nsf --deny-read '../../secret/*.txt' -- sh -c 'echo ran; cat ../../secret/a.txt ../../secret/sub/b.txt ../../secret/c.md'
+is "$(echo $OUT)" "ran s2 public" "--deny-read '../secret/*.txt' hides a.txt, not sub/b.txt nor c.md"
+nsf --deny-read "$top/secret/**/*.txt" -- sh -c 'echo ran; cat ../../secret/a.txt ../../secret/sub/b.txt ../../secret/c.md'
+is "$(echo $OUT)" "ran public" "'**/*.txt' hides them at every depth"
+printf '[filesystem]\ndeny_read = %s/secret/*\nallow_read = %s/secret/*.md\n' "$top" "$top" > "$top/glob.ini"
+nsf --config "$top/glob.ini" -- sh -c 'echo ran; cat ../../secret/a.txt ../../secret/c.md; ls ../../secret/sub | wc -l'
+is "$(echo $OUT)" "ran public 0" "globs in the config, and an allow_read glob re-opens what it matches"
+nsf --deny-read '/*' -- true
+is "$RC" 125 "a pattern whose literal prefix is / alone is refused"
+like "$ERR" "literal prefix is / alone" "saying why"
+nsf --allow-write 'out/*.log' -- true
+is "$RC" 125 "a glob in a write list other than a trailing /** is refused"
+mkdir -p out && nsf --allow-write 'out/**' -- sh -c 'echo ok > out/f'
+is "$RC:$(cat out/f 2>/dev/null)" "0:ok" "a trailing /** in a write list is the directory itself"
+cd "$top/c4" && rm -rf "$top/secret" "$top/c4/w"
+
 # A nested mandatory name in another case.
 mkdir -p sub && echo original > sub/.BashRC
 nsf -- sh -c 'echo evil > sub/.BashRC; echo ran'

@@ -360,7 +360,41 @@ static const struct {
     { "network", "enabled", FIELD(network_enabled) },
     { "monitor", "enabled", FIELD(monitor_enabled) },
     { "sandbox", "new_session", FIELD(new_session) },
+    { "filesystem", "allow_git_init", FIELD(allow_git_init) },
 };
+
+/* srt's globs: a trailing slash-star-star is the directory itself in every
+ * list; other globs are read patterns only, and one from / alone is
+ * refused, never kept as a literal name that protects nothing. */
+static void globs_follow_srt_s_rules(void **state)
+{
+    static const char *const write_keys[] = { "allow_write", "deny_write" };
+    static const char *const read_keys[] = { "deny_read", "allow_read" };
+    struct policy pol;
+
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        expect_value_error("filesystem", write_keys[i], "out/*.log", "not other globs");
+        expect_value_error("filesystem", write_keys[i], "/a/[ab]/c", "not other globs");
+        expect_value_error("filesystem", read_keys[i], "/*", "literal prefix is / alone");
+        expect_value_error("filesystem", read_keys[i], "/**/*.pem", "literal prefix is / alone");
+        expect_value_error("filesystem", read_keys[i], "/e?c/x", "literal prefix is / alone");
+    }
+    policy_new(&pol);
+    set_ok(&pol, "filesystem", "allow_write", "out/**");
+    set_ok(&pol, "filesystem", "deny_write", "/a/b/**");
+    set_ok(&pol, "filesystem", "deny_read", "secret/*.txt");
+    set_ok(&pol, "filesystem", "deny_read", "~/.ssh/**");
+    set_ok(&pol, "filesystem", "allow_read", "/a/**/*.md");
+    set_ok(&pol, "filesystem", "deny_read", "/lit[]/x");
+    assert_string_equal(pol.allow_write.v[1], CWD "/out");
+    assert_string_equal(pol.deny_write.v[0], "/a/b");
+    assert_string_equal(pol.deny_read.v[0], CWD "/secret/*.txt");
+    assert_string_equal(pol.deny_read.v[1], HOME "/.ssh");
+    assert_string_equal(pol.allow_read.v[0], "/a/**/*.md");
+    assert_string_equal(pol.deny_read.v[2], "/lit[]/x");
+    pol_free(&pol);
+}
 
 static void booleans_take_every_documented_spelling(void **state)
 {
@@ -1439,6 +1473,7 @@ int main(void)
         cmocka_unit_test(mandatory_deny_depth_is_1_to_10),
         cmocka_unit_test(repeated_keys_accumulate_in_order),
         cmocka_unit_test(duplicate_paths_are_added_once),
+        cmocka_unit_test(globs_follow_srt_s_rules),
         cmocka_unit_test(booleans_take_every_documented_spelling),
         cmocka_unit_test(bad_booleans_are_rejected),
         cmocka_unit_test(numbers_hold_their_bounds),

@@ -742,6 +742,136 @@ static void nsfence_config_files_are_protected(void **state)
                     "bind-ro    $D/home/.config/nsfence/config.ini  (nsfence config)\n");
 }
 
+/* A glob in deny_read is expanded on disk: each match masked where it
+ * really is; an allow_read glob re-opens what it matches. */
+static void read_globs_are_expanded(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "s/a.txt");
+    mk(fx, "s/b.md");
+    mk(fx, "s/sub/c.txt");
+    mk(fx, "s/keys/");
+    mk(fx, "o/");
+    add(fx, &fx->pol.deny_read, "$D/s/**/*.txt");
+    add(fx, &fx->pol.deny_read, "$D/s/k*");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "mask-dir   $D/s/keys  (deny_read)\n"
+                    "mask-file  $D/s/a.txt  (deny_read)\n"
+                    "mask-file  $D/s/sub/c.txt  (deny_read)\n"
+                    "remount-ro $D/s/keys  (deny_read)\n");
+}
+
+/* An allow_write path planted as a symlink to somewhere not under it (a
+ * command's `ln -s ~/.ssh out` for the next run) is skipped; one that leads
+ * beneath itself, or a plain directory, is a write root. */
+static void allow_write_through_a_symlink_elsewhere_is_skipped(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "w/");
+    mk(fx, "secret/");
+    mk(fx, "plain/");
+    ln(fx, "$D/secret", "w/out");
+    fx->pol.mandatory_deny_depth = 1;
+    pol_strv_free(&fx->pol.allow_write);
+    add(fx, &fx->pol.allow_write, "$D/w/out");
+    add(fx, &fx->pol.allow_write, "$D/plain");
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D/plain  (allow_write)\n"
+                    "@top $D/plain\n");
+}
+
+/* --allow-git-init: .git may be made at the top; nothing holds its place. */
+static void allow_git_init_leaves_git_creatable(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+    struct nf_err err = { 0 };
+
+    fx->pol.allow_git_init = true;
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), 0);
+    for (size_t i = 0; i < plan.n; i++) {
+        size_t n = strlen(plan.ops[i].dst);
+
+        assert_false(n >= 5 && strcmp(plan.ops[i].dst + n - 5, "/.git") == 0);
+    }
+    fs_plan_free(&plan);
+}
+
+/* A .git file names the git directory git really uses: inside a write root
+ * its control files are protected like a .git directory's. */
+static void gitfile_target_in_a_write_root_is_protected(void **state)
+{
+    struct fx *fx = *state;
+    char p[PATH_MAX];
+    FILE *f;
+
+    mk(fx, "store/hooks/");
+    mk(fx, "store/config");
+    mk(fx, "work/");
+    snprintf(p, sizeof(p), "%s/work/.git", fx->d);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("gitdir: ../store\n", f);
+    fclose(f);
+    fx->pol.mandatory_deny_depth = 2;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/store  (pin)\n"
+                    "pin        $D/work  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@top $D\n"
+                    "bind-ro    $D/work/.git  (mandatory)\n"
+                    "bind-ro    $D/store/config  (mandatory)\n"
+                    "bind-ro    $D/store/hooks  (mandatory)\n"
+                    "bind-ro    $D/store/commondir [placeholder file]  (mandatory)\n");
+}
+
+/* Another name of a protected file, within the depth, is protected too. */
+static void hard_links_of_a_protected_file_are_protected(void **state)
+{
+    struct fx *fx = *state;
+    char a[PATH_MAX], b[PATH_MAX];
+
+    mk(fx, ".zshrc");
+    mk(fx, "sub/");
+    snprintf(a, sizeof(a), "%s/.zshrc", fx->d);
+    snprintf(b, sizeof(b), "%s/sub/notes", fx->d);
+    assert_int_equal(link(a, b), 0);
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/sub  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.zshrc  (mandatory)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/sub/notes  (hard link)\n");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -763,6 +893,11 @@ int main(void)
         T(left_behind_placeholders_are_shown),
         T(mandatory_deny_depth_1_protects_only_the_top),
         T(nsfence_config_files_are_protected),
+        T(read_globs_are_expanded),
+        T(allow_write_through_a_symlink_elsewhere_is_skipped),
+        T(allow_git_init_leaves_git_creatable),
+        T(gitfile_target_in_a_write_root_is_protected),
+        T(hard_links_of_a_protected_file_are_protected),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
