@@ -50,7 +50,13 @@ is "$(printf '%s\n' "$OUT" | cut -d' ' -f1 | sort -u | wc -l)" 3 \
 nsf $A -- git clone -q http://allowed.test/repo.git cloned
 is "$RC" 0 "git clone over HTTP through the proxy works"
 is "$(cat cloned/README 2>/dev/null)" "cloned through the proxy" "the clone has the repository's content"
-rm -rf cloned
+# In the clone, its hooks, config and commondir are protected; fetching
+# still writes objects, refs and FETCH_HEAD.
+like "$ERR" "created git-repository $d/cloned/.git " "the clone's new .git is reported: git there obeys what the command wrote"
+cd cloned
+nsf $A -- sh -c 'git fetch -q origin && git rev-parse --verify -q FETCH_HEAD >/dev/null && echo fetched'
+is "$RC:$OUT" "0:fetched" "git fetch through the proxy works in a repository with its git files protected"
+cd "$d" && rm -rf cloned
 
 # --- denials ----------------------------------------------------------------------
 nsf $A -- sh -c 'echo ran; curl -sS -i http://other.test/'
