@@ -45,7 +45,8 @@ struct fs_gitcfg_env {
 enum fs_gitcfg_src_state {
     FS_GITCFG_READ,        /* a regular file, parsed */
     FS_GITCFG_ABSENT,      /* ENOENT or ENOTDIR: git ignores a missing include */
-    FS_GITCFG_UNREADABLE,  /* EACCES: skipped like an absent file; the caller decides */
+    FS_GITCFG_UNREADABLE,  /* EACCES: skipped like an absent file (git 2.39 dies on it,
+                              "unable to access"); the caller decides */
     FS_GITCFG_NOT_REGULAR, /* a directory, FIFO or device: skipped, never read */
     FS_GITCFG_UNRESOLVED,  /* `~user/`, or `~`/`%(prefix)/` without env: path is the value */
 };
@@ -79,10 +80,11 @@ struct fs_gitcfg_list {
  * to the branch an onbranch: names). Entries are appended to out as
  * `git config --includes --list` shows them; every file met is recorded in
  * out->src. Only regular files are read, and nothing can block: an absent
- * file is no error (git ignores a missing include), nor is EACCES. A file
- * over FS_GITCFG_MAX_SIZE, a syntax error, includes nested deeper than
- * FS_GITCFG_MAX_DEPTH and any other error are errors. Files are read
- * through symlinks, as git reads them. */
+ * file is no error (git ignores a missing include), nor is EACCES (the
+ * user's own git may read what we cannot). A file over FS_GITCFG_MAX_SIZE,
+ * a syntax error, includes nested deeper than FS_GITCFG_MAX_DEPTH and any
+ * other error are errors. Files are read through symlinks, as git reads
+ * them. */
 int fs_gitcfg_load(const char *path, const struct fs_gitcfg_env *env, struct fs_gitcfg_list *out,
                    struct nf_err *err);
 
