@@ -815,8 +815,9 @@ static int program_word(struct collect *co, const char *w, const char *lit, unsi
     _cleanup_free_ char *tmp = NULL;
 
     pw->script_next = is_dash_c(w);
-    if (script && depth < SHELL_MAX_NESTING && each_word(co, w, depth + 1, &again) < 0)
-        return -1;
+    /* a script is its words, not a path */
+    if (script && depth < SHELL_MAX_NESTING)
+        return each_word(co, w, depth + 1, &again);
     if (!strchr(c, '/') && !tilde)
         return 0;
     /* a URL (a remote, a proxy) is never a program git runs */

@@ -716,8 +716,9 @@ static void program_words_honour_quotes(void **state)
 {
     (void)state;
     expect_paths("[core]\neditor = '/opt/my editor/ed' --wait\n", "f /opt/my editor/ed\n");
-    expect_paths("[core]\neditor = sh -c \\\"./a.sh x\\\"\n", "f " WT "/a.sh\n"
-                                                              "f " WT "/a.sh x\n");
+    expect_paths("[core]\neditor = sh -c \\\"./a.sh x\\\"\n", "f " WT "/a.sh\n");
+    /* a script is its words: nothing of "sh -c './x; y'" is a path itself */
+    expect_paths("[core]\neditor = \"sh -c \\\"sh -c './x; y'\\\" # c\"\n", "f " WT "/x\n");
     expect_paths("[core]\npager = \\\"~/x\\\" ~/y \\\\~/z\n", "f " HOME "/y\n"
                                                               "f " WT "/~/x\n"
                                                               "f " WT "/~/z\n");
@@ -804,6 +805,42 @@ static void include_targets_are_code(void **state)
     fs_gitcfg_list_free(&l);
 }
 
+/* The whole chain on real files: what an included file names counts, and
+ * so does every file the includes name, read or not. */
+static void loaded_config_yields_its_includes_and_programs(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_gitcfg_env env = { .home = fx->d };
+    struct fs_gitcfg_list l = { 0 };
+    struct fs_gitcfg_paths p = { 0 };
+    struct nf_err err = { 0 };
+    char wt[300], cfg[320], got[4096], want[4096];
+    size_t o = 0;
+
+    snprintf(wt, sizeof(wt), "%s/wt", fx->d);
+    snprintf(cfg, sizeof(cfg), "%s/.git/config", wt);
+    puts_(fx->d, "wt/.git/config",
+          "[core]\nbare = false\n[include]\npath = ../shared/extra\npath = ~/absent\n");
+    puts_(fx->d, "wt/shared/extra", "[core]\nhooksPath = .husky/_\n[alias]\nx = !./x.sh\n");
+    assert_int_equal(fs_gitcfg_load(cfg, &env, &l, &err), 0);
+    assert_int_equal(fs_gitcfg_code_paths(&l, wt, fx->d, &p, &err), 0);
+    got[0] = '\0';
+    for (size_t i = 0; i < p.n; i++)
+        o += (size_t)snprintf(got + o, sizeof(got) - o, "%c %s\n", p.v[i].dir ? 'd' : 'f',
+                              p.v[i].path);
+    snprintf(want, sizeof(want),
+             "f %s/absent\n"
+             "d %s/.husky\n"
+             "d %s/.husky/_\n"
+             "f %s/shared/extra\n"
+             "f %s/x.sh\n",
+             fx->d, wt, wt, wt, wt);
+    assert_string_equal(got, want);
+    assert_int_equal(p.unresolved.n, 0);
+    fs_gitcfg_paths_free(&p);
+    fs_gitcfg_list_free(&l);
+}
+
 static void code_paths_need_an_absolute_worktree(void **state)
 {
     struct fs_gitcfg_list l = { 0 };
@@ -842,6 +879,7 @@ int main(void)
         cmocka_unit_test(program_words_honour_quotes),
         cmocka_unit_test(program_keys_are_recognised),
         cmocka_unit_test(include_targets_are_code),
+        T(loaded_config_yields_its_includes_and_programs),
         cmocka_unit_test(code_paths_need_an_absolute_worktree),
     };
 
