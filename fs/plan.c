@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fs/gitconfig.h"
+#include "fs/gitrepo.h"
 #include "fs/glob.h"
 #include "fs/mounts.h"
 #include "fs/placeholder.h"
@@ -716,6 +718,60 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
+/* What the configs the user's git reads name as something to run, or to
+ * read as config or hooks (core.hooksPath, includes, core.fsmonitor,
+ * drivers, helpers, ...), for every repository in the write roots, and the
+ * global and system configs themselves: protected where they fall in a
+ * write root, held by placeholders where absent (a command could create
+ * them). */
+static int add_git_code_paths(struct rules *r, const struct policy *pol, struct nf_err *err)
+{
+    struct fs_gitcfg_env env = { .home = pol->home, .prefix = "/usr" };
+    struct fs_gitcfg_list host = { 0 };
+    struct fs_gitcfg_paths paths = { 0 };
+    int rc = -1;
+
+    for (size_t i = 0; i < pol->git_config_files.n; i++)
+        if (fs_gitcfg_load(pol->git_config_files.v[i], &env, &host, err) < 0)
+            goto out;
+    for (size_t i = 0; i < host.n_src; i++) {
+        const struct fs_gitcfg_src *s = &host.src[i];
+
+        if (s->state != FS_GITCFG_UNRESOLVED && in_write_root(r, s->path) &&
+            add_deny_opt(r, s->path, s->dir ? FS_PH_DIR : FS_PH_FILE, false, "git config", err) < 0)
+            goto out;
+    }
+    /* The host's configs name paths for any repository: each write root
+     * stands in for a worktree (what they name absolutely is the same). */
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_WRITE &&
+            fs_gitcfg_code_paths(&host, r->v[i].path, pol->home, &paths, err) < 0)
+            goto out;
+    for (size_t i = 0; r->plan && i < r->plan->n_git_seen; i++) {
+        struct fs_gitrepo repo;
+
+        if (fs_gitrepo_locate(r->plan->git_seen[i], &repo, err) != 0)
+            continue;
+        if (fs_gitrepo_code_paths(&repo, &host, &env, &paths, err) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < paths.n; i++)
+        if (in_write_root(r, paths.v[i].path) &&
+            add_deny_opt(r, paths.v[i].path, paths.v[i].dir ? FS_PH_DIR : FS_PH_FILE, false,
+                         "git config", err) < 0)
+            goto out;
+    for (size_t i = 0; i < paths.unresolved.n; i++)
+        log_v("git config names %s, which cannot be resolved here: not protected",
+              paths.unresolved.v[i]);
+    rc = 0;
+out:
+    if (rc < 0)
+        nf_err_prefix(err, "git config");
+    fs_gitcfg_list_free(&host);
+    fs_gitcfg_paths_free(&paths);
+    return rc;
+}
+
 /* A glob in deny_read or allow_read, expanded now, as srt does: what it
  * matches on disk at start (files made later are not covered). A deny walk
  * that reaches its bound, or meets a directory it cannot list, denies that
@@ -823,6 +879,8 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
             if (add_mandatory(r, r->v[i].path, pol->mandatory_deny_depth, err) < 0)
                 return -1;
 
+    if (add_git_code_paths(r, pol, err) < 0)
+        return -1;
     for (size_t i = 0; i < pol->deny_write.n; i++)
         if (add_deny(r, pol->deny_write.v[i], false, "deny_write", err) < 0)
             return -1;

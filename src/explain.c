@@ -27,6 +27,7 @@ int explain_print(FILE *out, const struct explain_input *in)
     fprintf(out, "  %-22s %u\n", "mandatory_deny_depth", pol->mandatory_deny_depth);
     fprintf(out, "  %-22s %s\n", "allow_git_init", pol->allow_git_init ? "yes" : "no");
     list(out, "protected config", &pol->config_files);
+    list(out, "git configs read", &pol->git_config_files);
     if (pol->network_enabled)
         fprintf(out, "  %-22s proxy: http localhost:%u, socks5 localhost:%u\n", "network",
                 pol->http_port, pol->socks_port);

@@ -104,6 +104,35 @@ static int load_config(const struct cli *cli, struct policy *pol, char *used, si
     return 0;
 }
 
+/* Where the user's git reads its global and system config, by its own
+ * rules (git-config(1), FILES) and wherever the environment points it now:
+ * the union, since the git run later may have another environment. */
+static int add_git_config_files(struct policy *pol, struct nf_err *err)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *env[2] = { getenv("GIT_CONFIG_GLOBAL"), getenv("GIT_CONFIG_SYSTEM") };
+    char path[PATH_MAX];
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(env); i++)
+        if (env[i] && env[i][0] == '/' &&
+            (pol_path_normalize(env[i], "/", NULL, path, sizeof(path), err) < 0 ||
+             pol_strv_add(&pol->git_config_files, path, err) < 0))
+            return -1;
+    if (pol_strv_add(&pol->git_config_files, "/etc/gitconfig", err) < 0)
+        return -1;
+    if (xdg && xdg[0] == '/' &&
+        (snprintf(path, sizeof(path), "%s/git/config", xdg) >= (int)sizeof(path) ||
+         pol_strv_add(&pol->git_config_files, path, err) < 0))
+        return -1;
+    if (!pol->home)
+        return 0;
+    snprintf(path, sizeof(path), "%s/.config/git/config", pol->home);
+    if (pol_strv_add(&pol->git_config_files, path, err) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/.gitconfig", pol->home);
+    return pol_strv_add(&pol->git_config_files, path, err);
+}
+
 static void print_timings(const uint64_t *t)
 {
     static const struct {
@@ -298,7 +327,7 @@ static int run(struct cli *cli, struct nf_err *err)
         goto out;
     if (load_config(cli, &pol, used, sizeof(used), err) < 0)
         goto out;
-    if (cli_apply(cli, &pol, err) < 0)
+    if (cli_apply(cli, &pol, err) < 0 || add_git_config_files(&pol, err) < 0)
         goto out;
     if (pol.network_enabled && setup_network(&pol, &rules, &parent, err) < 0)
         goto out;

@@ -36,6 +36,9 @@ struct policy {
     bool allow_git_init;
     /* nsfence's own config files: always write-protected, existing or not. */
     struct pol_strv config_files;
+    /* The global and system git config files the user's git reads (every
+     * place it may look): read for the paths they name, and protected. */
+    struct pol_strv git_config_files;
 
     /* [network] */
     bool network_enabled;

@@ -78,6 +78,54 @@ is "$OUT" "ran" "the command ran (submodule)"
 ok $([ "$(cat .git/modules/lib/config)" = "$config" ] && [ ! -e .git/modules/lib/hooks/post-checkout ] && [ ! -e .git/modules/lib/commondir ] && echo 0 || echo 1) \
     "a submodule's config, hooks and commondir are protected"
 
+# --- paths the repository's config names: hooksPath, includes, programs
+# Each attack is tried without a sandbox first (the control: the host's
+# git then runs the command's code), then inside, where it must fail.
+git_attack() { # git_attack DESCRIPTION SETUP ATTACK TRIGGER
+    local desc=$1 setup=$2 attack=$3 trigger=$4
+    new_repo "$top/control" && (cd "$top/control" && sh -c "$setup" && sh -c "$attack") >/dev/null 2>&1
+    unfire; (cd "$top/control" && sh -c "$trigger") >/dev/null 2>&1
+    ok $(fired && echo 0 || echo 1) "control: $desc runs the command's code on the host"
+    new_repo "$top/r" && cd "$top/r" && sh -c "$setup" >/dev/null 2>&1
+    nsf -- sh -c "$attack; echo ran"
+    is "$OUT" "ran" "the command ran ($desc)"
+    unfire; sh -c "$trigger" >/dev/null 2>&1
+    ok $(fired && echo 1 || echo 0) "$desc: the host's git afterwards runs nothing of the command's"
+    cd "$top"
+}
+hook="printf '#!/bin/sh\\n$mark\\n'"
+git_attack "a hook under core.hooksPath (husky's .husky/_)" \
+    "git config core.hooksPath .husky/_ && mkdir -p .husky/_" \
+    "$hook > .husky/_/pre-commit; chmod +x .husky/_/pre-commit" \
+    "git commit -q --allow-empty -m x"
+git_attack "husky's .husky/<hook>, which its _ stubs run" \
+    "git config core.hooksPath .husky/_ && mkdir -p .husky/_ && printf '#!/bin/sh\\nsh .husky/pre-commit\\n' > .husky/_/pre-commit && chmod +x .husky/_/pre-commit" \
+    "echo '$mark' > .husky/pre-commit" \
+    "git commit -q --allow-empty -m x"
+git_attack "an [include] path in the worktree" \
+    "git config include.path ../local.gitconfig" \
+    "printf '[core]\\n\\tfsmonitor = $mark\\n' > local.gitconfig" \
+    "git status"
+git_attack "an [includeIf onbranch:] path, whatever the branch now" \
+    "git config includeIf.onbranch:evil.path ../evil.gitconfig" \
+    "printf '[core]\\n\\tfsmonitor = $mark\\n' > evil.gitconfig; git checkout -q -b evil" \
+    "git checkout -q -b evil 2>/dev/null; git status"
+git_attack "the program core.fsmonitor names" \
+    "printf '#!/bin/sh\\nexit 1\\n' > fsmon.sh && chmod +x fsmon.sh && git config core.fsmonitor ./fsmon.sh" \
+    "$hook > fsmon.sh" \
+    "git status"
+# The global config, when the home directory is a write root.
+mkdir -p "$top/home2"
+HOME="$top/home2" sh -c "cd; mkdir -p .config/git; printf '[core]\\n\\tfsmonitor = $mark\\n' > .config/git/config" 2>/dev/null
+new_repo "$top/r"
+unfire; (cd "$top/r" && HOME="$top/home2" git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a global ~/.config/git/config the command wrote runs on the host"
+rm -rf "$top/home2" && mkdir -p "$top/home2" && cd "$top/home2"
+HOME="$top/home2" nsf -- sh -c "mkdir -p .config/git; printf '[core]\\n\\tfsmonitor = $mark\\n' > .config/git/config; echo ran"
+is "$OUT" "ran" "the command ran (global config)"
+ok $([ ! -e "$top/home2/.config/git/config" ] && echo 0 || echo 1) "with the home directory a write root, the global git config cannot be created"
+cd "$top" && rm -rf "$top/home2" "$top/r" "$top/control"
+
 # --- git keeps working, inside and on the host while a run lasts
 new_repo "$top/r" && cd "$top/r"
 echo one > f && git add f && git commit -qm one

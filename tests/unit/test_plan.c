@@ -872,6 +872,44 @@ static void hard_links_of_a_protected_file_are_protected(void **state)
                     "bind-ro    $D/sub/notes  (hard link)\n");
 }
 
+/* What the configs git reads name in a write root: core.hooksPath (with
+ * husky's parent), an include, a program; and a global config inside a
+ * write root, missing or not. */
+static void paths_git_config_names_are_protected(void **state)
+{
+    struct fx *fx = *state;
+    char p[PATH_MAX];
+    FILE *f;
+
+    mk(fx, ".git/HEAD");
+    mk(fx, ".git/hooks/");
+    mk(fx, "tools/fsmon");
+    snprintf(p, sizeof(p), "%s/.git/config", fx->d);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("[core]\n\thooksPath = .husky/_\n\tfsmonitor = tools/fsmon\n"
+          "[include]\n\tpath = ../local.gitconfig\n",
+          f);
+    fclose(f);
+    add(fx, &fx->pol.git_config_files, "$D/home/.gitconfig");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/.git  (pin)\n"
+                    "pin        $D/tools  (pin)\n"
+                    "dev        /dev  (minimal /dev)\n"
+                    "proc       /proc  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "@repo $D\n"
+                    "bind-ro    $D/home [placeholder dir]  (git config)\n"
+                    "bind-ro    $D/.husky [placeholder dir]  (git config)\n"
+                    "bind-ro    $D/local.gitconfig [placeholder file]  (git config)\n"
+                    "bind-ro    $D/.git/config  (mandatory)\n"
+                    "bind-ro    $D/.git/hooks  (mandatory)\n"
+                    "bind-ro    $D/.git/commondir [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/tools/fsmon  (git config)\n");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -898,6 +936,7 @@ int main(void)
         T(allow_git_init_leaves_git_creatable),
         T(gitfile_target_in_a_write_root_is_protected),
         T(hard_links_of_a_protected_file_are_protected),
+        T(paths_git_config_names_are_protected),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
