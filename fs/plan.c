@@ -501,6 +501,12 @@ static int add_gitdir(struct rules *r, const char *root, const struct fs_found_l
             }
             if (add_link_itself(r, f->path, optional, err) < 0)
                 return -1;
+            /* A dangling one: whatever the command makes where it leads
+             * becomes the repository (or the agent config) the name
+             * stands for. Held empty, as a missing top-level name is. */
+            if (res == FS_RES_MISSING &&
+                add_mandatory_path(r, root, f->path, FS_PH_DIR, optional, err) < 0)
+                return -1;
             break;
         }
         case FS_FOUND_GITFILE:

@@ -159,6 +159,18 @@ nsf --config "$top/gi.ini" -- sh -c 'git init -q . && echo ran'
 ok $([ "$OUT" = ran ] && [ -d .git/objects ] && echo 0 || echo 1) "allow_git_init = true does the same from the config"
 rm -rf .git
 
+# --- a dangling .git symlink: what the command makes where it leads would
+# be the repository the host's git uses there
+dangle='git init -q --bare elsewhere && git --git-dir=elsewhere config core.bare false && git --git-dir=elsewhere config core.fsmonitor "'"$mark"'"; echo ran'
+rm -rf "$top/control" && mkdir "$top/control" && cd "$top/control" && ln -s elsewhere .git
+sh -c "$dangle" >/dev/null 2>&1; unfire; git status >/dev/null 2>&1
+ok $(fired && echo 0 || echo 1) "control: a repository made where a dangling .git leads runs on the host"
+rm -rf "$top/p2" && mkdir "$top/p2" && cd "$top/p2" && ln -s elsewhere .git
+nsf -- sh -c "$dangle"
+is "$OUT" "ran" "the command ran (dangling .git)"
+ok $([ ! -e elsewhere ] && [ -L .git ] && echo 0 || echo 1) "nothing can be made where a dangling .git leads"
+cd "$top/p" && rm -rf "$top/p2" "$top/control"
+
 # --- a .git made below the top is reported after the run
 nsf -- sh -c 'mkdir -p a/b/c/d && git init -q a/b && echo "gitdir: /x" > a/.git && git init -q a/b/c/d && echo ran'
 is "$OUT" "ran" "the command ran (nested .git)"
