@@ -98,30 +98,41 @@ static void brief_pause(void)
     nanosleep(&ts, NULL);
 }
 
+enum stale_rc {
+    STALE_GONE, /* removed, or not there */
+    STALE_BUSY, /* a live run holds it: it is making that placeholder now */
+    STALE_JUNK, /* something else under our name (content, a FIFO): left alone */
+};
+
 /* A temporary of ours at the top of the write root, not held by any live
  * run (a creator holds its lock from birth): what a killed run left. Only an
  * empty file or directory, or a symlink planted under our name, goes. */
-static void remove_stale(int root, const char *name)
+static enum stale_rc remove_stale(int root, const char *name)
 {
     _cleanup_close_ int fd = -1;
     struct stat st;
 
     if (fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return;
-    if (S_ISLNK(st.st_mode)) {
-        (void)unlinkat(root, name, 0);
-        return;
-    }
+        return STALE_GONE;
+    if (S_ISLNK(st.st_mode))
+        return unlinkat(root, name, 0) == 0 || errno == ENOENT ? STALE_GONE : STALE_JUNK;
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+        return STALE_JUNK;
     fd = openat(root, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_linked(root, name, fd) ||
-        fstat(fd, &st) < 0)
-        return;
+    if (fd < 0)
+        return errno == ENOENT ? STALE_GONE : STALE_JUNK;
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+        return STALE_BUSY;
+    if (!still_linked(root, name, fd) || fstat(fd, &st) < 0)
+        return STALE_GONE;
     if (S_ISDIR(st.st_mode)) {
-        if (unlinkat(root, name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY && errno != ENOENT)
-            log_v("stale placeholder %s: %m", name);
-    } else if (S_ISREG(st.st_mode) && st.st_size <= (off_t)(sizeof(dot_content) - 1)) {
-        (void)unlinkat(root, name, 0);
+        if (unlinkat(root, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+            return STALE_GONE;
+    } else if (st.st_size <= (off_t)(sizeof(dot_content) - 1)) {
+        if (unlinkat(root, name, 0) == 0 || errno == ENOENT)
+            return STALE_GONE;
     }
+    return STALE_JUNK;
 }
 
 enum hold_rc {
@@ -173,11 +184,19 @@ static int create_complete(struct making *m, struct nf_err *err)
     }
     if (fd < 0) {
         if (errno == EEXIST) {
-            /* Another run is making the same one (it holds the lock), or a
-             * killed run left it: remove it if nobody holds it, and retry. */
-            remove_stale(m->root, tmp);
-            brief_pause();
-            return -EAGAIN;
+            /* Another run is making the same one (it holds the lock): wait
+             * for it. A killed run left it: remove it and retry. Something
+             * planted under our name that is not ours to remove must not
+             * stop every later run: make this one in place instead. */
+            switch (remove_stale(m->root, tmp)) {
+            case STALE_BUSY:
+                brief_pause();
+                return -EAGAIN;
+            case STALE_GONE:
+                return -EAGAIN;
+            case STALE_JUNK:
+                return -EINVAL;
+            }
         }
         if (errno == ENOENT)
             return -EAGAIN; /* removed by a cleaner before we opened it */
@@ -353,7 +372,7 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
     for (size_t i = 0; i < plan->n_stale; i++) {
         if (root_fd(plan->stale[i].anchor, &cached, &root, err) < 0)
             return -1;
-        remove_stale(root, plan->stale[i].name);
+        (void)remove_stale(root, plan->stale[i].name);
     }
     for (size_t i = 0; i < plan->n; i++) {
         struct fs_op *op = &plan->ops[i];
@@ -361,6 +380,10 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
         int fd;
 
         if (op->ph == FS_PH_NONE)
+            continue;
+        /* A deny of a write root itself: the root exists and is no
+         * placeholder; nothing to hold. */
+        if (op->anchor && strcmp(op->dst, op->anchor) == 0)
             continue;
         if (!op->anchor || !(m.rel = below(op->dst, op->anchor)))
             return nf_err_set(err, EINVAL, "placeholder %s: not inside a write root", op->dst);
