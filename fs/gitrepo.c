@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/placeholder.h"
 #include "fs/resolve.h"
 #include "fs/scan.h"
 #include "src/policy.h"
+#include "src/syscalls.h"
 #include "src/util.h"
 
 /* How deep submodules of submodules are followed. */
@@ -170,6 +172,77 @@ static int modules_code_paths(const char *gitdir, unsigned nest, const struct fs
     return 0;
 }
 
+static int add_dir(struct fs_gitcfg_paths *out, const char *path, struct nf_err *err)
+{
+    if (add_file(out, path, err) < 0)
+        return -1;
+    out->v[out->n - 1].dir = true;
+    return 0;
+}
+
+/* With extensions.worktreeConfig, each worktree's config.worktree is read
+ * too (the main one's in the common directory, a linked one's in its own
+ * git directory): existing or not, config a command must not write. */
+static int worktree_configs(const struct fs_gitrepo *repo, struct fs_gitcfg_paths *out,
+                            struct nf_err *err)
+{
+    char path[PATH_MAX + NAME_MAX + 32];
+    _cleanup_(closedirp) DIR *d = NULL;
+    struct dirent *e;
+
+    snprintf(path, sizeof(path), "%s/config.worktree", repo->commondir);
+    if (add_file(out, path, err) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/config.worktree", repo->gitdir);
+    if (add_file(out, path, err) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/worktrees", repo->commondir);
+    if (!(d = opendir(path)))
+        return 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (snprintf(path, sizeof(path), "%s/worktrees/%s/config.worktree", repo->commondir,
+                     e->d_name) >= PATH_MAX)
+            continue;
+        if (add_file(out, path, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A submodule listed in .gitmodules whose git directory does not exist yet
+ * (a fresh clone): git submodule update would take one the command planted
+ * at modules/NAME, hooks and all. Its place is held. */
+static int absent_modules(const struct fs_gitrepo *repo, const struct fs_gitcfg_env *env,
+                          struct fs_gitcfg_paths *out, struct nf_err *err)
+{
+    struct fs_gitcfg_list mods = { 0 };
+    char path[PATH_MAX + 32];
+    int rc = 0;
+
+    snprintf(path, sizeof(path), "%s/.gitmodules", repo->worktree);
+    if (fs_gitcfg_load(path, env, &mods, err) < 0) {
+        fs_gitcfg_list_free(&mods);
+        return nf_err_prefix(err, "%s", path);
+    }
+    for (size_t i = 0; rc == 0 && i < mods.n; i++) {
+        const char *k = mods.v[i].key;
+        size_t len = strlen(k);
+        struct stat st;
+
+        if (strncmp(k, "submodule.", 10) != 0 || len < 16 || strcmp(k + len - 5, ".path") != 0)
+            continue;
+        /* git refuses names that climb out of modules/ (CVE-2018-11235) */
+        snprintf(path, sizeof(path), "%s/modules/%.*s", repo->commondir, (int)(len - 15), k + 10);
+        if (strstr(k, "..") || lstat(path, &st) == 0)
+            continue;
+        rc = add_dir(out, path, err);
+    }
+    fs_gitcfg_list_free(&mods);
+    return rc;
+}
+
 int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_list *host,
                           const struct fs_gitcfg_env *env, struct fs_gitcfg_paths *out,
                           struct nf_err *err)
@@ -183,16 +256,15 @@ int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_
     snprintf(path, sizeof(path), "%s/config", repo->commondir);
     if (fs_gitcfg_load(path, env, &cfg, err) < 0)
         goto out;
-    /* With extensions.worktreeConfig, config.worktree is read too: existing
-     * or not, it is config a command must not write. */
     v = last_value(&cfg, "extensions.worktreeconfig", &found);
     if (found && is_true(v)) {
         snprintf(path, sizeof(path), "%s/config.worktree", repo->gitdir);
-        if (add_file(out, path, err) < 0 || fs_gitcfg_load(path, env, &cfg, err) < 0)
+        if (worktree_configs(repo, out, err) < 0 || fs_gitcfg_load(path, env, &cfg, err) < 0)
             goto out;
     }
     if (fs_gitcfg_code_paths(&cfg, repo->worktree, env->home, out, err) < 0 ||
         fs_gitcfg_code_paths(host, repo->worktree, env->home, out, err) < 0 ||
+        absent_modules(repo, env, out, err) < 0 ||
         modules_code_paths(repo->commondir, MODULES_NEST_MAX, env, out, err) < 0)
         goto out;
     rc = 0;
@@ -200,5 +272,109 @@ out:
     if (rc < 0)
         nf_err_prefix(err, "repository %s", repo->worktree);
     fs_gitcfg_list_free(&cfg);
+    return rc;
+}
+
+/* How many rename destinations are scanned after a run: a package manager
+ * renames thousands; the report is a warning, the scan's depth its bound. */
+#define WATCH_SCANS_MAX 64
+
+static bool top_of_a_root(const struct fs_plan *plan, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    for (size_t i = 0; slash && i < plan->n_write_roots; i++) {
+        const char *root = plan->write_roots[i];
+        size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+
+        if ((size_t)(slash - path) == n && strncmp(path, root, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* path exists beneath its write root, reached without a symlink, and is
+ * not one of our placeholders. */
+static bool made_there(const struct fs_plan *plan, const char *path)
+{
+    for (size_t i = 0; i < plan->n_write_roots; i++) {
+        const char *root = plan->write_roots[i];
+        size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+        _cleanup_close_ int rfd = -1;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (!pol_path_within(path, root))
+            continue;
+        rfd = fs_open_beneath_root(root);
+        if (rfd >= 0)
+            fd = strcmp(path, root) == 0
+                     ? fcntl(rfd, F_DUPFD_CLOEXEC, 3)
+                     : nf_openat2(rfd, path + n + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+        return fd >= 0 && fstat(fd, &st) == 0 && !fs_placeholder_is(&st);
+    }
+    return false;
+}
+
+static bool names_git(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash && strcasecmp(slash + 1, ".git") == 0;
+}
+
+int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_strv *watch,
+                   struct pol_strv *out, struct nf_err *err)
+{
+    struct fs_found_list now = { 0 };
+    size_t scans = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < plan->n_write_roots; i++)
+        (void)fs_scan_git(plan->write_roots[i], depth, &now, err);
+    for (size_t i = 0; i < watch->n; i++) {
+        if (names_git(watch->v[i])) {
+            char **v = realloc(now.git, (now.n_git + 1) * sizeof(*v));
+
+            if (v)
+                now.git = v;
+            if (!v || !(v[now.n_git] = strdup(watch->v[i]))) {
+                rc = nf_err_sys(err, "out of memory");
+                goto out;
+            }
+            now.n_git++;
+        } else if (scans < WATCH_SCANS_MAX && !strstr(watch->v[i], "/node_modules/") &&
+                   made_there(plan, watch->v[i])) {
+            scans++;
+            (void)fs_scan_git(watch->v[i], depth, &now, err);
+        }
+    }
+    for (size_t k = 0; k < now.n_git; k++) {
+        const char *c = now.git[k];
+        bool seen = pol_strv_contains(out, c);
+        char head[PATH_MAX + 8];
+
+        for (size_t i = 0; i < plan->n_git_seen && !seen; i++)
+            seen = strcmp(plan->git_seen[i], c) == 0;
+        if (seen)
+            continue;
+        if (names_git(c)) {
+            if (top_of_a_root(plan, c) || !made_there(plan, c))
+                continue;
+        } else {
+            /* A bare layout: its HEAD must be the command's, not the
+             * placeholder that keeps the top from becoming one. */
+            snprintf(head, sizeof(head), "%s/HEAD", c);
+            if (!made_there(plan, head))
+                continue;
+        }
+        if (pol_strv_add(out, c, err) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+out:
+    fs_found_free(&now);
     return rc;
 }

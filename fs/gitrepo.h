@@ -10,7 +10,9 @@
 #include <stdbool.h>
 
 #include "fs/gitconfig.h"
+#include "fs/plan.h"
 #include "src/err.h"
+#include "src/policy.h"
 
 struct fs_gitrepo {
     char worktree[PATH_MAX];  /* the directory holding .git */
@@ -32,3 +34,14 @@ int fs_gitrepo_locate(const char *dotgit, struct fs_gitrepo *out, struct nf_err 
 int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_list *host,
                           const struct fs_gitcfg_env *env, struct fs_gitcfg_paths *out,
                           struct nf_err *err);
+
+/* After a run: the repositories the command made below the top of a write
+ * root, which git run there later obeys (config, hooks). Found by a second
+ * scan within depth (immune to the races of the observer's memory reads),
+ * and from watch (the observer's .git creations, anywhere, and rename
+ * destinations, scanned in turn); each checked on disk beneath its write
+ * root, never through a symlink. What the plan saw before the run, the top
+ * of a write root (not creatable unless allowed) and our own placeholders
+ * are not reported. Appended to out. */
+int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_strv *watch,
+                   struct pol_strv *out, struct nf_err *err);

@@ -209,12 +209,40 @@ static int do_dev(struct exec *x, const struct fs_op *op, struct nf_err *err)
     return set_attr(dev, MOUNT_ATTR_RDONLY, false, "/dev", err);
 }
 
+/* /proc/keys and /proc/key-users list every key the caller's uid may view,
+ * names and sizes included (its Kerberos and token caches), whatever
+ * keyring the sandbox joined: an empty file over each. */
+static int mask_proc_keys(struct exec *x, struct nf_err *err)
+{
+    static const char *const hidden[] = { "proc/keys", "proc/key-users" };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(hidden); i++) {
+        _cleanup_close_ int fd =
+            nf_openat2(x->root, hidden[i], O_PATH | O_CLOEXEC | O_NOFOLLOW, DST_RESOLVE);
+        _cleanup_close_ int mnt = -1;
+
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue; /* a kernel without keys */
+            return nf_err_sys(err, "open /%s", hidden[i]);
+        }
+        mnt = nf_open_tree(x->scratch, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (mnt < 0)
+            return nf_err_sys(err, "open_tree empty file");
+        if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
+            return -1;
+        if (nf_move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+            return nf_err_sys(err, "mask /%s", hidden[i]);
+    }
+    return 0;
+}
+
 static int do_proc(struct exec *x, const struct fs_op *op, int proc, struct nf_err *err)
 {
     static const char *const ro[] = { "sys", "sysrq-trigger", "irq", "bus" };
     _cleanup_close_ int dst = open_dst(x, op, false, false, err);
 
-    if (dst < 0 || attach(proc, dst, op, err) < 0)
+    if (dst < 0 || attach(proc, dst, op, err) < 0 || mask_proc_keys(x, err) < 0)
         return -1;
     for (size_t i = 0; i < NF_ARRAY_SIZE(ro); i++) {
         char path[32];
@@ -264,14 +292,15 @@ static int new_proc(struct nf_err *err)
 /* The scratch tmpfs covers the old root's /proc in this (private) mount
  * namespace: a directory that surely exists, and that the pivot detaches
  * together with the old root. */
-static int setup_scratch(struct exec *x, bool empty_file, struct nf_err *err)
+static int setup_scratch(struct exec *x, struct nf_err *err)
 {
     x->scratch = new_tmpfs("0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
     if (x->scratch < 0)
         return -1;
     if (mkdirat(x->scratch, "root", 0755) < 0)
         return nf_err_sys(err, "scratch: mkdir root");
-    if (empty_file) {
+    {
+        /* The source of every empty-file mask (denied files, /proc/keys). */
         int fd = openat(x->scratch, "empty", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
 
         if (fd < 0)
@@ -360,9 +389,11 @@ static int run_until(const struct fs_plan *plan, struct exec *x, bool stop_at_pl
              * before its mount (a build removing its directories): the scan
              * is a snapshot, and a name absent now is unprotected in any
              * case. Explicit denies and the top stay fail-closed. */
-            if (op->optional &&
-                (err->code == ENOENT || err->code == ENOTDIR || err->code == ELOOP)) {
-                log_verbose("mount: %s skipped: it vanished meanwhile", op->dst);
+            /* EINVAL: what is there now is another kind than was planned
+             * (a directory swapped for a symlink). */
+            if (op->optional && (err->code == ENOENT || err->code == ENOTDIR ||
+                                 err->code == ELOOP || err->code == EINVAL)) {
+                log_v("mount: %s skipped: it vanished or changed meanwhile", op->dst);
                 err->msg[0] = '\0';
                 err->code = 0;
                 continue;
@@ -388,8 +419,7 @@ int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err
     /* procfs must be created while the host's /proc is still visible
      * (the kernel refuses a new proc where none is fully visible). */
     x->proc = new_proc(err);
-    if (x->proc < 0 || setup_scratch(x, plan->needs_empty_file, err) < 0 ||
-        run_until(plan, x, true, err) < 0) {
+    if (x->proc < 0 || setup_scratch(x, err) < 0 || run_until(plan, x, true, err) < 0) {
         exec_close(x);
         return -1;
     }

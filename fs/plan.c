@@ -536,6 +536,17 @@ static int add_gitdir(struct rules *r, const char *root, const struct fs_found_l
     return 0;
 }
 
+/* Missing, or a placeholder a killed run left (adopted, so this run
+ * removes it). */
+static bool absent_or_ours(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT;
+    return fs_placeholder_is(&st);
+}
+
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
 {
     struct fs_found_list found = { 0 };
@@ -598,9 +609,15 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
      * repository to git, which looks further up as if it were absent. */
     if (snprintf(git, sizeof(git), "%s%s.git", root, strcmp(root, "/") ? "/" : "") <
             (int)sizeof(git) &&
-        !r->pol->allow_git_init && lstat(git, &st) < 0 && errno == ENOENT &&
-        rules_add(r, git, R_DENY, FS_PH_DIR, "mandatory", err) < 0)
-        goto out;
+        !r->pol->allow_git_init && absent_or_ours(git)) {
+        if (rules_add(r, git, R_DENY, FS_PH_DIR, "mandatory", err) < 0)
+            goto out;
+        /* Nor can the top become a bare repository, which git's discovery
+         * takes before looking further up: an empty HEAD is no valid one. */
+        snprintf(git, sizeof(git), "%s%sHEAD", root, strcmp(root, "/") ? "/" : "");
+        if (absent_or_ours(git) && rules_add(r, git, R_DENY, FS_PH_FILE, "mandatory", err) < 0)
+            goto out;
+    }
     rc = 0;
 out:
     fs_found_free(&found);
@@ -724,21 +741,89 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
+/* The write root path lies in (the deepest), or NULL. */
+static const char *root_of(const struct rules *r, const char *path)
+{
+    const char *best = NULL;
+
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_WRITE && pol_path_within(path, r->v[i].path) &&
+            (!best || strlen(r->v[i].path) > strlen(best)))
+            best = r->v[i].path;
+    return best;
+}
+
+/* The control files of a git directory the scan did not walk into (a
+ * worktree's common directory, the repository a write root lies in), where
+ * it falls in a write root. */
+static int add_gitdir_at(struct rules *r, const char *gitdir, struct nf_err *err)
+{
+    struct fs_found_list sub = { 0 };
+    const char *root = root_of(r, gitdir);
+    int rc;
+
+    if (!root)
+        return 0; /* read-only already */
+    if (fs_scan_gitdir(gitdir, &sub, err) < 0)
+        return -1;
+    rc = add_gitdir(r, root, &sub, 0, err);
+    fs_found_free(&sub);
+    return rc;
+}
+
+/* The repository a write root lies in (a package of a monorepo): git run
+ * in the write root reads its config, which may name paths inside. */
+static int add_enclosing_repo(const char *root, struct pol_strv *repos, struct nf_err *err)
+{
+    char dir[PATH_MAX], dotgit[PATH_MAX + 8];
+
+    snprintf(dir, sizeof(dir), "%s", root);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        struct stat st;
+
+        if (!slash || strcmp(dir, "/") == 0)
+            return 0;
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        snprintf(dotgit, sizeof(dotgit), "%s%s.git", dir, strcmp(dir, "/") ? "/" : "");
+        if (lstat(dotgit, &st) == 0)
+            return pol_strv_contains(repos, dotgit) ? 0 : pol_strv_add(repos, dotgit, err);
+    }
+}
+
+/* A config we cannot read whole is reported, not fatal: one that git
+ * refuses too (a syntax error, includes too deep) runs nothing; a planted
+ * one must not stop every later run in its directory. */
+static int config_trouble(struct nf_err *err)
+{
+    if (err->code == ENOMEM)
+        return -1;
+    log_warn("%s; the paths it names are not protected", err->msg);
+    err->msg[0] = '\0';
+    err->code = 0;
+    return 0;
+}
+
 /* What the configs the user's git reads name as something to run, or to
  * read as config or hooks (core.hooksPath, includes, core.fsmonitor,
- * drivers, helpers, ...), for every repository in the write roots, and the
- * global and system configs themselves: protected where they fall in a
- * write root, held by placeholders where absent (a command could create
- * them). */
+ * drivers, helpers, ...), for every repository in the write roots and the
+ * ones they lie in, and the global and system configs themselves:
+ * protected where they fall in a write root, held by placeholders where
+ * absent (a command could create them). */
 static int add_git_code_paths(struct rules *r, const struct policy *pol, struct nf_err *err)
 {
     struct fs_gitcfg_env env = { .home = pol->home, .prefix = "/usr" };
     struct fs_gitcfg_list host = { 0 };
     struct fs_gitcfg_paths paths = { 0 };
+    struct pol_strv repos = { 0 };
     int rc = -1;
 
     for (size_t i = 0; i < pol->git_config_files.n; i++)
-        if (fs_gitcfg_load(pol->git_config_files.v[i], &env, &host, err) < 0)
+        if (fs_gitcfg_load(pol->git_config_files.v[i], &env, &host, err) < 0 &&
+            config_trouble(err) < 0)
             goto out;
     for (size_t i = 0; i < host.n_src; i++) {
         const struct fs_gitcfg_src *s = &host.src[i];
@@ -751,21 +836,57 @@ static int add_git_code_paths(struct rules *r, const struct policy *pol, struct 
      * stands in for a worktree (what they name absolutely is the same). */
     for (size_t i = 0; i < r->n; i++)
         if (r->v[i].kind == R_WRITE &&
-            fs_gitcfg_code_paths(&host, r->v[i].path, pol->home, &paths, err) < 0)
+            (fs_gitcfg_code_paths(&host, r->v[i].path, pol->home, &paths, err) < 0 ||
+             add_enclosing_repo(r->v[i].path, &repos, err) < 0))
             goto out;
-    for (size_t i = 0; r->plan && i < r->plan->n_git_seen; i++) {
+    for (size_t i = 0; r->plan && i < r->plan->n_git_seen; i++)
+        if (!pol_strv_contains(&repos, r->plan->git_seen[i]) &&
+            pol_strv_add(&repos, r->plan->git_seen[i], err) < 0)
+            goto out;
+    for (size_t i = 0; i < repos.n; i++) {
         struct fs_gitrepo repo;
+        char dotgit[PATH_MAX + 8];
+        const char *p = repos.v[i];
+        size_t len = strlen(p);
 
-        if (fs_gitrepo_locate(r->plan->git_seen[i], &repo, err) != 0)
+        /* A bare layout the scan found is its own git directory. */
+        if (len < 5 || strcmp(p + len - 5, "/.git") != 0)
+            snprintf(dotgit, sizeof(dotgit), "%s/.", p);
+        else
+            snprintf(dotgit, sizeof(dotgit), "%s", p);
+        if (fs_gitrepo_locate(dotgit, &repo, err) != 0)
             continue;
-        if (fs_gitrepo_code_paths(&repo, &host, &env, &paths, err) < 0)
+        if (strcmp(repo.commondir, repo.gitdir) != 0 && add_gitdir_at(r, repo.commondir, err) < 0)
+            goto out;
+        if (!in_write_root(r, repo.worktree) && add_gitdir_at(r, repo.gitdir, err) < 0)
+            goto out;
+        if (fs_gitrepo_code_paths(&repo, &host, &env, &paths, err) < 0 && config_trouble(err) < 0)
             goto out;
     }
-    for (size_t i = 0; i < paths.n; i++)
-        if (in_write_root(r, paths.v[i].path) &&
-            add_deny_opt(r, paths.v[i].path, paths.v[i].dir ? FS_PH_DIR : FS_PH_FILE, false,
+    for (size_t i = 0; i < paths.n; i++) {
+        struct fs_found_list links = { 0 };
+        int lrc;
+
+        if (!in_write_root(r, paths.v[i].path))
+            continue;
+        for (size_t k = 0; k < r->n; k++)
+            if (r->v[k].kind == R_WRITE && pol_path_within(r->v[k].path, paths.v[i].path))
+                log_warn("git config names %s as code to run, which holds the write root %s: "
+                         "it is read-only for this run",
+                         paths.v[i].path, r->v[k].path);
+        if (add_deny_opt(r, paths.v[i].path, paths.v[i].dir ? FS_PH_DIR : FS_PH_FILE, false,
                          "git config", err) < 0)
             goto out;
+        /* A hook in a hooks directory that is a link runs what it leads to. */
+        if (!paths.v[i].dir)
+            continue;
+        lrc = fs_scan_links(paths.v[i].path, &links, err);
+        if (lrc == 0)
+            lrc = add_gitdir(r, root_of(r, paths.v[i].path), &links, 0, err);
+        fs_found_free(&links);
+        if (lrc < 0)
+            goto out;
+    }
     for (size_t i = 0; i < paths.unresolved.n; i++)
         log_v("git config names %s, which cannot be resolved here: not protected",
               paths.unresolved.v[i]);
@@ -775,6 +896,7 @@ out:
         nf_err_prefix(err, "git config");
     fs_gitcfg_list_free(&host);
     fs_gitcfg_paths_free(&paths);
+    pol_strv_free(&repos);
     return rc;
 }
 
@@ -834,8 +956,18 @@ static int add_foreign_procfs(struct rules *r, struct nf_err *err)
     struct pol_strv procs = { 0 };
     int rc = fs_foreign_procfs(&procs, err);
 
-    for (size_t i = 0; rc == 0 && i < procs.n; i++)
-        rc = rules_add(r, procs.v[i], R_MASK_DIR, FS_PH_NONE, "another procfs", err);
+    for (size_t i = 0; rc == 0 && i < procs.n; i++) {
+        struct stat st;
+
+        /* One bound on a file (/proc/1/environ onto F) is masked as a file;
+         * one whose mount point is gone is reachable by no path. */
+        if (stat(procs.v[i], &st) < 0) {
+            log_v("another procfs at %s: %m; not reachable, nothing to mask", procs.v[i]);
+            continue;
+        }
+        rc = rules_add(r, procs.v[i], S_ISDIR(st.st_mode) ? R_MASK_DIR : R_MASK_FILE, FS_PH_NONE,
+                       "another procfs", err);
+    }
     pol_strv_free(&procs);
     return rc;
 }
@@ -1071,8 +1203,6 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
                 break;
             op = &plan->ops[plan->n - 1];
             op->optional = ru->optional;
-            if (ru->kind == R_MASK_LINK)
-                plan->needs_empty_file = true;
             if (ru->kind == R_DENY)
                 placeholder_role(op, ru->ph);
             if (op->ph != FS_PH_NONE && !(op->anchor = strdup(anchor)))
@@ -1085,8 +1215,6 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
             if (prev == S_MASK || prev == S_TMP)
                 break;
             next = S_MASK;
-            if (ru->kind == R_MASK_FILE)
-                plan->needs_empty_file = true;
             rc = plan_add(plan, ru->kind == R_MASK_DIR ? FS_OP_MASK_DIR : FS_OP_MASK_FILE, NULL,
                           ru->path, FS_PH_NONE, false, ru->why, err);
             break;
@@ -1174,7 +1302,6 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
             if (plan_add(plan, FS_OP_REMOUNT_RO, NULL, body.ops[i].dst, FS_PH_NONE, false,
                          "deny_read", err) < 0)
                 goto out;
-    plan->needs_empty_file = body.needs_empty_file;
     plan->write_roots = steal_pointer(&body.write_roots);
     plan->n_write_roots = body.n_write_roots;
     body.n_write_roots = 0;

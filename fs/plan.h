@@ -61,8 +61,7 @@ struct fs_plan {
     struct fs_op *ops;
     size_t n;
     size_t cap;
-    bool needs_empty_file; /* a MASK_FILE needs the empty source file */
-    char *cwd;             /* the command's working directory */
+    char *cwd; /* the command's working directory */
     /* Write roots as the observer sees them (effective, resolved). */
     char **write_roots;
     size_t n_write_roots;

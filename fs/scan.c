@@ -27,8 +27,10 @@ const struct fs_mandatory_name fs_mandatory_names[] = {
 const size_t fs_n_mandatory_names = NF_ARRAY_SIZE(fs_mandatory_names);
 
 /* How deep submodules (modules/NAME/modules/...) and worktrees are followed
- * inside one git directory. */
-#define GIT_NEST_MAX 4
+ * inside one git directory, and how many slashes a submodule's name may
+ * hold (modules/vendor/libs/foo). */
+#define GIT_NEST_MAX       4
+#define MODULES_NAME_DEPTH 8
 
 /* Git's control files: where it reads its configuration and hooks, and
  * which directory it takes as the common one (config, hooks and refs of a
@@ -209,6 +211,84 @@ static int add_gitfile(struct fs_found_list *out, int dirfd, const char *dir, co
     return 0;
 }
 
+/* The symlinks in a hooks directory: a hook that is a link into the
+ * worktree (scripts/pre-commit) runs whatever is written there. Reported
+ * as protected names that are symlinks: the link held, its target
+ * protected. */
+static int probe_links(int fd, const char *dir, struct fs_found_list *out, struct nf_err *err)
+{
+    _cleanup_(closedirp) DIR *d = NULL;
+    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    struct dirent *e;
+
+    if (dup < 0 || !(d = fdopendir(dup))) {
+        if (dup >= 0)
+            close(dup);
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        struct stat st;
+
+        if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+            continue;
+        if (add_child(out, -1, dir, e->d_name, FS_FOUND_SYMLINK, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int probe_gitdir(int fd, const char *dir, unsigned nest, struct fs_found_list *out,
+                        struct nf_err *err);
+
+static bool looks_like_gitdir(int fd)
+{
+    static const char *const marks[] = { "HEAD", "config", "hooks", "objects", "refs" };
+    struct stat st;
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(marks); i++)
+        if (fstatat(fd, marks[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+            return true;
+    return false;
+}
+
+/* Submodules' git directories under modules/: a submodule's name may hold
+ * slashes (git's default is its path), so they nest as directories. A
+ * directory with any of a git directory's names is one; any other is
+ * walked, to a bound. levels 0: every entry is one (worktrees/NAME). */
+static int probe_modules(int fd, const char *dir, unsigned nest, unsigned levels,
+                         struct fs_found_list *out, struct nf_err *err)
+{
+    _cleanup_(closedirp) DIR *d = NULL;
+    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    struct dirent *e;
+
+    if (dup < 0 || !(d = fdopendir(dup))) {
+        if (dup >= 0)
+            close(dup);
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        _cleanup_close_ int m = -1;
+        char path[PATH_MAX];
+        int rc;
+
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        m = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (m < 0 || join(path, sizeof(path), dir, e->d_name) < 0)
+            continue;
+        if (!levels || looks_like_gitdir(m))
+            rc = probe_gitdir(m, path, nest, out, err);
+        else
+            rc = probe_modules(m, path, nest, levels - 1, out, err);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* A git directory's control files, and those of its submodules and linked
  * worktrees, nested to `nest` levels. A name that does not exist is one git
  * would obey if the command created it: reported absent, except config and
@@ -216,7 +296,6 @@ static int add_gitfile(struct fs_found_list *out, int dirfd, const char *dir, co
 static int probe_gitdir(int fd, const char *dir, unsigned nest, struct fs_found_list *out,
                         struct nf_err *err)
 {
-    static const char *const nested[] = { "modules", "worktrees" };
     bool has_common;
     struct stat st;
 
@@ -228,6 +307,15 @@ static int probe_gitdir(int fd, const char *dir, unsigned nest, struct fs_found_
         if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
             if (add_child(out, fd, dir, name, kind_of(st.st_mode), err) < 0)
                 return -1;
+            if (is_hooks && S_ISDIR(st.st_mode)) {
+                _cleanup_close_ int h =
+                    openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                char hooks[PATH_MAX];
+
+                if (h >= 0 && join(hooks, sizeof(hooks), dir, name) == 0 &&
+                    probe_links(h, hooks, out, err) < 0)
+                    return -1;
+            }
             continue;
         }
         if (errno != ENOENT)
@@ -242,35 +330,18 @@ static int probe_gitdir(int fd, const char *dir, unsigned nest, struct fs_found_
     }
     if (nest == 0)
         return 0;
-    for (size_t k = 0; k < NF_ARRAY_SIZE(nested); k++) {
-        _cleanup_(closedirp) DIR *d = NULL;
-        int sub = openat(fd, nested[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        struct dirent *e;
+    {
+        static const char *const nested[] = { "modules", "worktrees" };
 
-        if (sub < 0 || !(d = fdopendir(sub))) {
-            if (sub >= 0)
-                close(sub);
-            continue;
-        }
-        while ((e = readdir(d))) {
+        for (size_t k = 0; k < NF_ARRAY_SIZE(nested); k++) {
+            _cleanup_close_ int sub =
+                openat(fd, nested[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             char path[PATH_MAX];
-            int m;
 
-            if (e->d_name[0] == '.')
+            if (sub < 0 || join(path, sizeof(path), dir, nested[k]) < 0)
                 continue;
-            m = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (m < 0)
-                continue;
-            if (snprintf(path, sizeof(path), "%s/%s/%s", dir, nested[k], e->d_name) >=
-                (int)sizeof(path)) {
-                close(m);
-                continue;
-            }
-            if (probe_gitdir(m, path, nest - 1, out, err) < 0) {
-                close(m);
+            if (probe_modules(sub, path, nest - 1, k == 0 ? MODULES_NAME_DEPTH : 0, out, err) < 0)
                 return -1;
-            }
-            close(m);
         }
     }
     return 0;
@@ -317,12 +388,18 @@ static int probe_compound(int dirfd, const char *dir, const char *name, enum fs_
             return 0;
         }
     } else {
+        struct stat st;
+
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
                 return 0;                                            /* replaced meanwhile */
             return add_child(out, -1, dir, name, FS_FOUND_DIR, err); /* unreadable: whole */
         }
+        /* Our own placeholder (another run's, or a killed one's): empty,
+         * no repository, nothing inside to protect. */
+        if (fstat(fd, &st) == 0 && fs_placeholder_is(&st))
+            return 0;
     }
     return git ? probe_gitdir(fd, path, GIT_NEST_MAX, out, err) : probe_claude(fd, path, out, err);
 }
@@ -394,10 +471,32 @@ static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, con
     return 0;
 }
 
+/* A directory holding HEAD, objects/ and refs/ is a git directory to git's
+ * discovery (a bare repository): git run in it, or below it where no .git
+ * comes first, reads its config and runs its hooks. */
+enum bare_marks {
+    BARE_HEAD = 1,
+    BARE_OBJECTS = 2,
+    BARE_REFS = 4,
+    BARE_ALL = 7,
+};
+
+static unsigned bare_mark(const char *name, enum fs_found_kind kind)
+{
+    if (kind == FS_FOUND_FILE && strcmp(name, "HEAD") == 0)
+        return BARE_HEAD;
+    if (kind == FS_FOUND_DIR && strcmp(name, "objects") == 0)
+        return BARE_OBJECTS;
+    if (kind == FS_FOUND_DIR && strcmp(name, "refs") == 0)
+        return BARE_REFS;
+    return 0;
+}
+
 static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, struct nf_err *err)
 {
     _cleanup_(closedirp) DIR *d = NULL;
     struct dirent *e;
+    unsigned bare = 0;
 
     d = fdopendir(fd);
     if (!d) {
@@ -423,6 +522,7 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
                    : e->d_type == DT_LNK ? FS_FOUND_SYMLINK
                                          : FS_FOUND_FILE;
         }
+        bare |= bare_mark(e->d_name, kind);
         if (visit(w, dirfd(d), dir, level, e->d_name, kind, e->d_ino, &descend, err) < 0)
             return -1;
         if (!descend || kind != FS_FOUND_DIR || level + 1 >= w->depth)
@@ -443,6 +543,12 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
     }
     if (errno)
         return nf_err_sys(err, "scan %s", dir);
+    if (bare == BARE_ALL && w->mode != WALK_INODES) {
+        if (git_seen(w->out, dir, err) < 0)
+            return -1;
+        if (w->mode == WALK_MANDATORY && probe_gitdir(dirfd(d), dir, GIT_NEST_MAX, w->out, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -487,6 +593,16 @@ int fs_scan_inodes(const char *root, unsigned depth, const struct fs_inode *inod
     };
 
     return walk_root(&w, root, err);
+}
+
+int fs_scan_links(const char *dir, struct fs_found_list *out, struct nf_err *err)
+{
+    _cleanup_close_ int fd = nf_openat2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                        RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+    if (fd < 0)
+        return 0; /* missing: held by a placeholder; unreadable: nor can git run from it */
+    return probe_links(fd, dir, out, err);
 }
 
 int fs_scan_gitdir(const char *gitdir, struct fs_found_list *out, struct nf_err *err)

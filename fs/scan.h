@@ -43,7 +43,9 @@ struct fs_found_list {
     struct fs_found *v;
     size_t n;
     size_t cap;
-    /* Every .git (directory, file or link) seen, any depth the scan reached. */
+    /* Every .git (directory, file or link) seen, any depth the scan reached,
+     * and every directory laid out as a bare repository (HEAD, objects,
+     * refs): git's discovery takes it as a git directory. */
     char **git;
     size_t n_git;
 };
@@ -74,6 +76,10 @@ int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *ou
  * and of its submodules (modules/NAME) and linked worktrees
  * (worktrees/NAME), appended to out like the scan's. */
 int fs_scan_gitdir(const char *gitdir, struct fs_found_list *out, struct nf_err *err);
+
+/* The symlinks directly in dir (a hooks directory), appended to out as
+ * FS_FOUND_SYMLINK: a hook that is a link runs what it leads to. */
+int fs_scan_links(const char *dir, struct fs_found_list *out, struct nf_err *err);
 
 /* Every .git within depth levels of root, appended to out->git (for the
  * check after the run). */

@@ -233,12 +233,12 @@ static void handle(struct sc_observer *o)
         if (!have[i])
             continue;
         v = sc_classify(&o->cfg, paths[i]);
-        if (v == SC_ALLOWED && o->cfg.git_created && creates(sp, o->req, i) &&
-            names_git(paths[i]) && !pol_strv_contains(o->cfg.git_created, paths[i]) &&
-            o->cfg.git_created->n < VIO_MAX) {
+        if (v == SC_ALLOWED && o->cfg.git_watch && creates(sp, o->req, i) &&
+            (names_git(paths[i]) || sp->creates == 1) &&
+            !pol_strv_contains(o->cfg.git_watch, paths[i]) && o->cfg.git_watch->n < VIO_MAX) {
             struct nf_err ignored;
 
-            (void)pol_strv_add(o->cfg.git_created, paths[i], &ignored);
+            (void)pol_strv_add(o->cfg.git_watch, paths[i], &ignored);
         }
         if (v != SC_ALLOWED)
             vio_add_file(o->cfg.violations, sp->name, paths[i],

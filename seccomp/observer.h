@@ -19,9 +19,11 @@ struct sc_observer_config {
     char *const *protected_paths;
     size_t n_protected;
     struct vio_list *violations;
-    /* Where the command created a .git inside a write root (racy, as every
-     * path read from its memory: checked on disk after the run). */
-    struct pol_strv *git_created;
+    /* Where the command may have made a repository inside a write root: a
+     * .git it created, and every rename's destination (a directory holding
+     * one may be moved in). Racy, as every path read from its memory:
+     * checked on disk after the run. */
+    struct pol_strv *git_watch;
 };
 
 enum sc_verdict {

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "fs/placeholder.h"
+#include "fs/gitrepo.h"
 #include "fs/plan.h"
-#include "fs/scan.h"
 #include "proxy/parent.h"
 #include "proxy/rules.h"
 #include "proxy/server.h"
@@ -29,7 +29,6 @@
 #include "src/policy.h"
 #include "src/spawn.h"
 #include "net/endpoints.h"
-#include "src/syscalls.h"
 #include "src/util.h"
 
 extern char **environ;
@@ -250,54 +249,6 @@ static int setup_network(const struct policy *pol, struct px_rules *rules, struc
     return 0;
 }
 
-/* A .git the command made below the top of a write root: git run there
- * later obeys the config and hooks the command wrote. Found by a second
- * scan (within the depth, immune to the races of the observer's memory
- * reads) and by the observer (any depth); each checked on disk beneath its
- * write root, never through a symlink. */
-static void report_new_repositories(const struct fs_plan *plan, unsigned depth,
-                                    const struct pol_strv *observed, struct vio_list *vio)
-{
-    struct fs_found_list now = { 0 };
-    struct nf_err ignored;
-
-    for (size_t i = 0; i < plan->n_write_roots; i++)
-        (void)fs_scan_git(plan->write_roots[i], depth, &now, &ignored);
-    for (size_t k = 0; k < now.n_git + observed->n; k++) {
-        const char *c = k < now.n_git ? now.git[k] : observed->v[k - now.n_git];
-        const char *slash = strrchr(c, '/');
-        bool seen = false;
-
-        for (size_t i = 0; i < plan->n_git_seen && !seen; i++)
-            seen = strcmp(plan->git_seen[i], c) == 0;
-        for (size_t i = 0; i < k && !seen; i++)
-            seen = strcmp(i < now.n_git ? now.git[i] : observed->v[i - now.n_git], c) == 0;
-        if (seen || !slash)
-            continue;
-        for (size_t i = 0; i < plan->n_write_roots; i++) {
-            const char *root = plan->write_roots[i];
-            size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
-            _cleanup_close_ int rfd = -1;
-            int fd;
-
-            if (!pol_path_within(c, root) || strcmp(c, root) == 0)
-                continue;
-            if ((size_t)(slash - c) == n)
-                break; /* the top: not creatable unless --allow-git-init said so */
-            rfd = fs_open_beneath_root(root);
-            fd = rfd < 0 ? -1
-                         : nf_openat2(rfd, c + n + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-            if (fd >= 0) {
-                close(fd);
-                vio_add_git(vio, c);
-            }
-            break;
-        }
-    }
-    fs_found_free(&now);
-}
-
 static int run(struct cli *cli, struct nf_err *err)
 {
     struct spawn_config sc = { .init_pidfd = -1 };
@@ -308,7 +259,7 @@ static int run(struct cli *cli, struct nf_err *err)
     struct px_rules rules = { 0 };
     struct px_parent parent = { 0 };
     struct vio_list vio = { .log_fd = -1 };
-    struct pol_strv git_created = { 0 };
+    struct pol_strv git_watch = { 0 };
     struct host_side host = { 0 };
     struct sc_set filters = { 0 };
     struct sc_options sco = { 0 };
@@ -381,7 +332,7 @@ static int run(struct cli *cli, struct nf_err *err)
                                              .protected_paths = plan.protected_paths,
                                              .n_protected = plan.n_protected,
                                              .violations = &vio,
-                                             .git_created = &git_created };
+                                             .git_watch = &git_watch };
     sc.pol = &pol;
     sc.plan = &plan;
     host.plan = &plan;
@@ -396,8 +347,16 @@ static int run(struct cli *cli, struct nf_err *err)
     sc.hooks.user = &host;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);
-    if (status != 125 || !err->msg[0])
-        report_new_repositories(&plan, pol.mandatory_deny_depth, &git_created, &vio);
+    if (status != 125 || !err->msg[0]) {
+        struct pol_strv made = { 0 };
+        struct nf_err ignored;
+
+        /* Reported, not fatal: the command has run. */
+        (void)fs_git_created(&plan, pol.mandatory_deny_depth, &git_watch, &made, &ignored);
+        for (size_t i = 0; i < made.n; i++)
+            vio_add_git(&vio, made.v[i]);
+        pol_strv_free(&made);
+    }
 out:
     sc_observer_free(host.observer);
     px_server_free(host.px);
@@ -413,7 +372,7 @@ out:
     if (cli->timings && cli->cmd == CLI_RUN)
         print_timings(sc.times);
     env_free(envp);
-    pol_strv_free(&git_created);
+    pol_strv_free(&git_watch);
     px_rules_free(&rules);
     fs_plan_free(&plan);
     pol_free(&pol);

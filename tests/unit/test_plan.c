@@ -148,8 +148,9 @@ static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *tex
  * hold every absent protected name at the top of write root ROOT, in the
  * order of the contract (.claude/commands and .claude/agents share one
  * .claude directory; no .git names where .git is not a directory, and an
- * empty .git directory where none exists, so that no repository can be
- * planted there). "@repo ROOT" is the same where ROOT holds a repository. */
+ * empty .git directory and an empty HEAD where no .git exists, so that no
+ * repository, bare or not, can be planted there). "@repo ROOT" is the same
+ * where ROOT holds a repository. */
 static const char *const top_lines[] = {
     "bind-ro    %.*s/.bashrc [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.bash_profile [placeholder file]  (mandatory)\n",
@@ -164,6 +165,7 @@ static const char *const top_lines[] = {
     "bind-ro    %.*s/.idea [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/.claude [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/.git [placeholder dir]  (mandatory)\n",
+    "bind-ro    %.*s/HEAD [placeholder file]  (mandatory)\n",
 };
 
 static void expand_golden(const char *golden, char *out)
@@ -182,7 +184,7 @@ static void expand_golden(const char *golden, char *out)
             if (repo) {
                 golden++;
                 len--;
-                n--;
+                n -= 2;
             }
             for (size_t i = 0; i < n; i++)
                 o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
@@ -318,7 +320,6 @@ static void default_policy_in_an_empty_dir(void **state)
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 1, "write roots");
-    assert_false(plan.needs_empty_file);
     assert_string_equal(plan.cwd, fx->d);
     /* placeholders are the host side's to make before the run; nothing
      * here lies on a tmpfs of ours, so no mount point is made inside */
@@ -458,7 +459,6 @@ static void deny_read_dir_with_carve_outs(void **state)
     assert_true(op_at(fx, &plan, FS_OP_BIND_RO, "$D/secret/pub")->create);
     assert_false(op_at(fx, &plan, FS_OP_BIND_RO, "$D/secret/out/.bashrc")->create);
     assert_false(op_at(fx, &plan, FS_OP_MASK_DIR, "$D/secret")->create);
-    assert_false(plan.needs_empty_file);
     fs_plan_free(&plan);
 }
 
@@ -485,7 +485,6 @@ static void deny_read_file_and_protected_names_under_a_mask(void **state)
           "mask-dir   $D/hidden  (deny_read)\n"
           "mask-file  $D/token  (deny_read)\n"
           "remount-ro $D/hidden  (deny_read)\n");
-    assert_true(plan.needs_empty_file);
     fs_plan_free(&plan);
 }
 
@@ -646,6 +645,7 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
                     "mask-link  $D/.bashrc  (unresolvable symlink)\n"
                     "bind-ro    $D/t/zz [placeholder file]  (mandatory)\n"
                     "bind-link  $D/a/.vscode  (mandatory)\n"
@@ -712,7 +712,8 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
                     "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n");
+                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n");
 }
 
 /* nsfence's own config is protected existing or not: inside a write root
@@ -869,6 +870,7 @@ static void hard_links_of_a_protected_file_are_protected(void **state)
                     "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/sub/notes  (hard link)\n");
 }
 
