@@ -114,6 +114,102 @@ git_attack "the program core.fsmonitor names" \
     "printf '#!/bin/sh\\nexit 1\\n' > fsmon.sh && chmod +x fsmon.sh && git config core.fsmonitor ./fsmon.sh" \
     "$hook > fsmon.sh" \
     "git status"
+git_attack "a hook that is a symlink into the worktree" \
+    "mkdir -p scripts && printf '#!/bin/sh\\n' > scripts/pre-commit && chmod +x scripts/pre-commit && ln -s ../../scripts/pre-commit .git/hooks/pre-commit" \
+    "$hook > scripts/pre-commit" \
+    "git commit -q --allow-empty -m x"
+
+# --- submodules: a name with slashes nests under .git/modules; one listed
+# but not yet made would be adopted by `git submodule update`
+git config --global protocol.file.allow always
+new_repo "$top/subsrc"
+sub_attack() { # sub_attack DESCRIPTION SETUP ATTACK TRIGGER, in a superproject
+    local desc=$1 setup=$2 attack=$3 trigger=$4 d
+    for d in control r; do
+        new_repo "$top/$d" && (cd "$top/$d" && sh -c "$setup") >/dev/null 2>&1
+    done
+    (cd "$top/control" && sh -c "$attack") >/dev/null 2>&1
+    unfire; (cd "$top/control" && sh -c "$trigger") >/dev/null 2>&1
+    ok $(fired && echo 0 || echo 1) "control: $desc runs the command's code on the host"
+    cd "$top/r"
+    nsf -- sh -c "$attack; echo ran"
+    is "$OUT" "ran" "the command ran ($desc)"
+    unfire; sh -c "$trigger" >/dev/null 2>&1
+    ok $(fired && echo 1 || echo 0) "$desc: the host's git afterwards runs nothing of the command's"
+    cd "$top"
+}
+sub_attack "a submodule whose name holds slashes" \
+    "git submodule -q add ../subsrc vendor/libs/foo && git commit -qm sub" \
+    "printf '[core]\\n\\tfsmonitor = $mark\\n' >> .git/modules/vendor/libs/foo/config" \
+    "git status"
+sub_attack "a submodule git directory planted before 'git submodule update'" \
+    "printf '[submodule \"foo\"]\\n\\tpath = foo\\n\\turl = ../subsrc\\n' > .gitmodules && git add .gitmodules && git update-index --add --cacheinfo 160000,\$(git -C ../subsrc rev-parse HEAD),foo && git commit -qm g" \
+    "git clone -q --bare ../subsrc .git/modules/foo && git -C .git/modules/foo config core.bare false && $hook > .git/modules/foo/hooks/post-checkout && chmod +x .git/modules/foo/hooks/post-checkout" \
+    "git submodule -q update --init"
+
+# --- worktrees: config.worktree under extensions.worktreeConfig, and the
+# common directory a linked worktree's .git file leads to
+wt_attack='printf "[core]\n\tfsmonitor = '"$mark"'\n" > .git/worktrees/wtB/config.worktree'
+for d in control r; do
+    rm -rf "$top/$d" "$top/$d-wtB" && new_repo "$top/$d"
+    git -C "$top/$d" config extensions.worktreeConfig true
+    git -C "$top/$d" worktree add -q "$top/$d-wtB" 2>/dev/null
+    mv "$top/$d/.git/worktrees/$d-wtB" "$top/$d/.git/worktrees/wtB" 2>/dev/null
+    git -C "$top/$d" worktree repair "$top/$d-wtB" >/dev/null 2>&1
+done
+(cd "$top/control" && sh -c "$wt_attack") 2>/dev/null
+unfire; (cd "$top/control-wtB" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a linked worktree's config.worktree the command wrote runs on the host"
+cd "$top/r" && nsf -- sh -c "$wt_attack; echo ran"
+is "$OUT" "ran" "the command ran (config.worktree)"
+unfire; (cd "$top/r-wtB" && git status >/dev/null 2>&1)
+ok $(fired && echo 1 || echo 0) "config.worktree of a linked worktree cannot be written"
+rm -rf "$top/W" && mkdir -p "$top/W" && new_repo "$top/W/a/b/c/main"
+git -C "$top/W/a/b/c/main" worktree add -q "$top/W/wt" 2>/dev/null
+cd "$top/W" && nsf -- sh -c "printf '[core]\\n\\tfsmonitor = $mark\\n' >> a/b/c/main/.git/config; echo ran"
+is "$OUT" "ran" "the command ran (a worktree's common directory)"
+unfire; (cd "$top/W/wt" && git status >/dev/null 2>&1)
+ok $(fired && echo 1 || echo 0) "the common directory a worktree's .git leads to is protected, beyond the scan's depth"
+cd "$top" && rm -rf "$top/W" "$top"/control* "$top"/r-wtB "$top/r"
+
+# --- a write root inside a bigger repository (a monorepo's package): what
+# that repository's config names inside the write root is protected
+new_repo "$top/mono" && mkdir -p "$top/mono/frontend/.husky/_"
+printf '#!/bin/sh\nsh frontend/.husky/pre-commit\n' > "$top/mono/frontend/.husky/_/pre-commit"
+chmod +x "$top/mono/frontend/.husky/_/pre-commit"
+git -C "$top/mono" config core.hooksPath frontend/.husky/_
+cd "$top/mono/frontend"
+nsf -- sh -c "echo '$mark' > .husky/pre-commit; echo ran"
+is "$OUT" "ran" "the command ran (monorepo package)"
+unfire; git commit -q --allow-empty -m x >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the enclosing repository's hooksPath inside the write root is protected"
+# ... and the package cannot be made a bare repository git would find first
+bare='git clone -q --bare '"$top/subsrc"' /tmp/b && cp -r /tmp/b/HEAD /tmp/b/objects /tmp/b/refs . ; printf "[core]\n\tbare = true\n\tfsmonitor = '"$mark"'\n" > config; echo ran'
+nsf -- sh -c "$bare"
+is "$OUT" "ran" "the command ran (bare layout at the top)"
+is "$(git rev-parse --absolute-git-dir 2>/dev/null)" "$top/mono/.git" "the top of a write root cannot become a bare repository"
+nsf -- sh -c "mkdir -p sub && cd sub && $bare"
+like "$ERR" "created git-repository $top/mono/frontend/sub " "a bare repository made below the top is reported"
+cd "$top" && rm -rf "$top/mono"
+
+# --- a bare repository in a write root: its hooks run on a push to it
+git init -q --bare "$top/b1/mirror.git" 2>/dev/null
+cd "$top/b1"
+nsf -- sh -c "$hook > mirror.git/hooks/post-receive; chmod +x mirror.git/hooks/post-receive; echo ran"
+is "$OUT" "ran" "the command ran (bare repository)"
+unfire; git -C "$top/subsrc" push -q "$top/b1/mirror.git" main >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "a bare repository's hooks are protected"
+cd "$top" && rm -rf "$top/b1"
+
+# --- a planted config git refuses does not stop later runs
+mkdir -p "$top/dos" && cd "$top/dos"
+nsf -- sh -c 'git init -q sub && printf "[core\nbad\n" > sub/.git/config; mkdir -p ".nsfence-ph~.bashrc" && touch ".nsfence-ph~.bashrc/x" && mkfifo ".nsfence-ph~.zshrc"; echo ran'
+is "$OUT" "ran" "the command planted a broken config and junk under our temporary names"
+nsf -- sh -c 'echo ran'
+is "$RC:$OUT" "0:ran" "the next run still runs"
+like "$ERR" "bad config line 1; the paths it names are not protected" "and says why that config is not read"
+cd "$top" && rm -rf "$top/dos"
+
 # The global config, when the home directory is a write root.
 mkdir -p "$top/home2"
 HOME="$top/home2" sh -c "cd; mkdir -p .config/git; printf '[core]\\n\\tfsmonitor = $mark\\n' > .config/git/config" 2>/dev/null
