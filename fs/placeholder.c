@@ -91,12 +91,10 @@ static int mark(int fd, bool dot)
     return futimens(fd, ts);
 }
 
-static void brief_pause(void)
-{
-    struct timespec ts = { .tv_nsec = 500 * 1000 };
-
-    nanosleep(&ts, NULL);
-}
+/* How long a run waits for another that is making the same placeholder
+ * (it holds the temporary locked until it renames it into place): on a
+ * loaded machine that run may be descheduled for a while. */
+#define WAIT_OTHER_MAX_US (10 * 1000 * 1000)
 
 enum stale_rc {
     STALE_GONE, /* removed, or not there */
@@ -190,8 +188,7 @@ static int create_complete(struct making *m, struct nf_err *err)
              * stop every later run: make this one in place instead. */
             switch (remove_stale(m->root, tmp)) {
             case STALE_BUSY:
-                brief_pause();
-                return -EAGAIN;
+                return -EBUSY;
             case STALE_GONE:
                 return -EAGAIN;
             case STALE_JUNK:
@@ -291,8 +288,9 @@ static int hold_one(struct making *m, struct nf_err *err)
 {
     bool in_place = false;
     bool create = m->fresh;
+    long waited = 0, pause = 200;
 
-    for (int attempt = 0; attempt < 16; attempt++) {
+    for (int attempt = 0; attempt < 16;) {
         int fd;
 
         if (m->parent < 0) {
@@ -311,6 +309,18 @@ static int hold_one(struct making *m, struct nf_err *err)
             fd = adopt(m, err);
         if (fd >= 0 || fd == HOLD_ERROR || fd == HOLD_CANNOT || fd == HOLD_NONE || fd == HOLD_GONE)
             return fd;
+        if (fd == -EBUSY) {
+            /* Another run is making this very one: it appears in a moment. */
+            struct timespec ts = { .tv_nsec = pause * 1000 };
+
+            if (waited > WAIT_OTHER_MAX_US)
+                break;
+            nanosleep(&ts, NULL);
+            waited += pause;
+            pause = pause < 20000 ? pause * 2 : pause;
+            continue;
+        }
+        attempt++;
         if (fd == -EINVAL)
             in_place = true;
         /* Held because it existed (another run's, or a user's empty one)
