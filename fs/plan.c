@@ -416,8 +416,8 @@ static bool scan_optional(const char *root, const char *path)
              (first == 7 && strncasecmp(rel, ".claude", 7) == 0));
 }
 
-static int add_gitdir(struct rules *r, const char *root, const struct fs_found_list *found,
-                      size_t from, struct nf_err *err);
+static int add_found(struct rules *r, const char *root, const struct fs_found_list *found,
+                     struct nf_err *err);
 
 static bool in_write_root(const struct rules *r, const char *path)
 {
@@ -427,18 +427,45 @@ static bool in_write_root(const struct rules *r, const char *path)
     return false;
 }
 
+/* The write root path lies in (the deepest), or NULL. */
+static const char *root_of(const struct rules *r, const char *path)
+{
+    const char *best = NULL;
+
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_WRITE && pol_path_within(path, r->v[i].path) &&
+            (!best || strlen(r->v[i].path) > strlen(best)))
+            best = r->v[i].path;
+    return best;
+}
+
+/* The control files of a git directory the scan did not walk into (a
+ * worktree's common directory, the repository a write root lies in), where
+ * it falls in a write root. */
+static int add_gitdir_at(struct rules *r, const char *gitdir, struct nf_err *err)
+{
+    struct fs_found_list sub = { 0 };
+    const char *root = root_of(r, gitdir);
+    int rc;
+
+    if (!root)
+        return 0; /* read-only already */
+    if (fs_scan_gitdir(gitdir, &sub, err) < 0)
+        return -1;
+    rc = add_found(r, root, &sub, err);
+    fs_found_free(&sub);
+    return rc;
+}
+
 /* A .git file names the git directory git really uses (a linked worktree's
  * or a submodule's): inside a write root, its control files are protected
  * as a .git directory's would be. */
-static int add_gitfile_target(struct rules *r, const char *root, const struct fs_found *f,
-                              struct nf_err *err)
+static int add_gitfile_target(struct rules *r, const struct fs_found *f, struct nf_err *err)
 {
-    struct fs_found_list sub = { 0 };
     char joined[PATH_MAX * 2], norm[PATH_MAX], real[PATH_MAX];
     const char *slash = strrchr(f->path, '/');
     struct nf_err e = { 0 };
     enum fs_res res;
-    int rc;
 
     if (!f->target || !slash)
         return 0;
@@ -449,20 +476,14 @@ static int add_gitfile_target(struct rules *r, const char *root, const struct fs
     if (pol_path_normalize(joined, "/", NULL, norm, sizeof(norm), &e) < 0 ||
         fs_resolve(norm, real, sizeof(real), &res, NULL, &e) < 0 || res != FS_RES_EXISTS)
         return 0; /* git refuses a gitfile whose directory is not there */
-    if (!in_write_root(r, real))
-        return 0; /* read-only already */
-    if (fs_scan_gitdir(real, &sub, err) < 0)
-        return -1;
-    rc = add_gitdir(r, root, &sub, 0, err);
-    fs_found_free(&sub);
-    return rc;
+    return add_gitdir_at(r, real, err);
 }
 
-/* What a scan found, from index from on. */
-static int add_gitdir(struct rules *r, const char *root, const struct fs_found_list *found,
-                      size_t from, struct nf_err *err)
+/* What a scan of root found, each as its kind asks. */
+static int add_found(struct rules *r, const char *root, const struct fs_found_list *found,
+                     struct nf_err *err)
 {
-    for (size_t i = from; i < found->n; i++) {
+    for (size_t i = 0; i < found->n; i++) {
         const struct fs_found *f = &found->v[i];
         bool optional = pol_path_within(f->path, root) && scan_optional(root, f->path);
         const char *slash = strrchr(f->path, '/');
@@ -477,9 +498,8 @@ static int add_gitdir(struct rules *r, const char *root, const struct fs_found_l
                 r->plan->stale = v;
                 v[r->plan->n_stale] =
                     (struct fs_stale){ .anchor = strdup(root), .name = strdup(slash + 1) };
-                if (!v[r->plan->n_stale].anchor || !v[r->plan->n_stale].name)
+                if (!v[r->plan->n_stale++].anchor || !v[r->plan->n_stale - 1].name)
                     return nf_err_sys(err, "out of memory");
-                r->plan->n_stale++;
             }
             break;
         case FS_FOUND_SYMLINK:
@@ -511,7 +531,7 @@ static int add_gitdir(struct rules *r, const char *root, const struct fs_found_l
         }
         case FS_FOUND_GITFILE:
             if (add_mandatory_path(r, root, f->path, FS_PH_FILE, optional, err) < 0 ||
-                add_gitfile_target(r, root, f, err) < 0)
+                add_gitfile_target(r, f, err) < 0)
                 return -1;
             break;
         case FS_FOUND_ABSENT:
@@ -557,7 +577,7 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
 
     if (fs_scan_mandatory(root, depth, &found, err) < 0)
         goto out;
-    if (add_gitdir(r, root, &found, 0, err) < 0)
+    if (add_found(r, root, &found, err) < 0)
         goto out;
     for (size_t i = 0; i < found.n_git && r->plan; i++)
         if (strs_add(&r->plan->git_seen, &r->plan->n_git_seen, found.git[i], err) < 0)
@@ -741,36 +761,6 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
-/* The write root path lies in (the deepest), or NULL. */
-static const char *root_of(const struct rules *r, const char *path)
-{
-    const char *best = NULL;
-
-    for (size_t i = 0; i < r->n; i++)
-        if (r->v[i].kind == R_WRITE && pol_path_within(path, r->v[i].path) &&
-            (!best || strlen(r->v[i].path) > strlen(best)))
-            best = r->v[i].path;
-    return best;
-}
-
-/* The control files of a git directory the scan did not walk into (a
- * worktree's common directory, the repository a write root lies in), where
- * it falls in a write root. */
-static int add_gitdir_at(struct rules *r, const char *gitdir, struct nf_err *err)
-{
-    struct fs_found_list sub = { 0 };
-    const char *root = root_of(r, gitdir);
-    int rc;
-
-    if (!root)
-        return 0; /* read-only already */
-    if (fs_scan_gitdir(gitdir, &sub, err) < 0)
-        return -1;
-    rc = add_gitdir(r, root, &sub, 0, err);
-    fs_found_free(&sub);
-    return rc;
-}
-
 /* The repository a write root lies in (a package of a monorepo): git run
  * in the write root reads its config, which may name paths inside. */
 static int add_enclosing_repo(const char *root, struct pol_strv *repos, struct nf_err *err)
@@ -882,7 +872,7 @@ static int add_git_code_paths(struct rules *r, const struct policy *pol, struct 
             continue;
         lrc = fs_scan_links(paths.v[i].path, &links, err);
         if (lrc == 0)
-            lrc = add_gitdir(r, root_of(r, paths.v[i].path), &links, 0, err);
+            lrc = add_found(r, root_of(r, paths.v[i].path), &links, err);
         fs_found_free(&links);
         if (lrc < 0)
             goto out;
