@@ -10,8 +10,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "fs/placeholder.h"
 #include "fs/gitrepo.h"
+#include "fs/placeholder.h"
 #include "fs/plan.h"
 #include "proxy/parent.h"
 #include "proxy/rules.h"
@@ -106,30 +106,31 @@ static int load_config(const struct cli *cli, struct policy *pol, char *used, si
 /* Where the user's git reads its global and system config, by its own
  * rules (git-config(1), FILES) and wherever the environment points it now:
  * the union, since the git run later may have another environment. */
+static int add_git_config_file(struct policy *pol, const char *fmt, const char *dir,
+                               struct nf_err *err)
+{
+    char raw[PATH_MAX * 2], path[PATH_MAX];
+
+    if (!dir || dir[0] != '/')
+        return 0;
+    snprintf(raw, sizeof(raw), fmt, dir);
+    if (pol_path_normalize(raw, "/", NULL, path, sizeof(path), err) < 0)
+        return -1;
+    if (pol_strv_contains(&pol->git_config_files, path))
+        return 0;
+    return pol_strv_add(&pol->git_config_files, path, err);
+}
+
 static int add_git_config_files(struct policy *pol, struct nf_err *err)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    const char *env[2] = { getenv("GIT_CONFIG_GLOBAL"), getenv("GIT_CONFIG_SYSTEM") };
-    char path[PATH_MAX];
-
-    for (size_t i = 0; i < NF_ARRAY_SIZE(env); i++)
-        if (env[i] && env[i][0] == '/' &&
-            (pol_path_normalize(env[i], "/", NULL, path, sizeof(path), err) < 0 ||
-             pol_strv_add(&pol->git_config_files, path, err) < 0))
-            return -1;
-    if (pol_strv_add(&pol->git_config_files, "/etc/gitconfig", err) < 0)
-        return -1;
-    if (xdg && xdg[0] == '/' &&
-        (snprintf(path, sizeof(path), "%s/git/config", xdg) >= (int)sizeof(path) ||
-         pol_strv_add(&pol->git_config_files, path, err) < 0))
-        return -1;
-    if (!pol->home)
-        return 0;
-    snprintf(path, sizeof(path), "%s/.config/git/config", pol->home);
-    if (pol_strv_add(&pol->git_config_files, path, err) < 0)
-        return -1;
-    snprintf(path, sizeof(path), "%s/.gitconfig", pol->home);
-    return pol_strv_add(&pol->git_config_files, path, err);
+    if (add_git_config_file(pol, "%s", getenv("GIT_CONFIG_GLOBAL"), err) < 0 ||
+        add_git_config_file(pol, "%s", getenv("GIT_CONFIG_SYSTEM"), err) < 0 ||
+        add_git_config_file(pol, "%s/gitconfig", "/etc", err) < 0 ||
+        add_git_config_file(pol, "%s/git/config", getenv("XDG_CONFIG_HOME"), err) < 0 ||
+        add_git_config_file(pol, "%s/.config/git/config", pol->home, err) < 0 ||
+        add_git_config_file(pol, "%s/.gitconfig", pol->home, err) < 0)
+        return nf_err_prefix(err, "git config files");
+    return 0;
 }
 
 static void print_timings(const uint64_t *t)
