@@ -65,36 +65,20 @@ static const char *xp(const struct fx *fx, const char *in, char *out, size_t out
 /* "a/b/" makes directories a and a/b; "a/f" makes a and an empty file f. */
 static void mk(const struct fx *fx, const char *rel)
 {
-    char path[PATH_MAX];
-    size_t len;
+    char failed[PATH_MAX];
 
-    len = (size_t)snprintf(path, sizeof(path), "%s/%s", fx->d, rel);
-    for (char *p = path + strlen(fx->d) + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-            fail_msg("mkdir %s: %s", path, strerror(errno));
-        *p = '/';
-    }
-    if (path[len - 1] != '/') {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-        if (fd < 0)
-            fail_msg("create %s: %s", path, strerror(errno));
-        close(fd);
-    }
+    if (tmptree_put(fx->d, rel, NULL, failed, sizeof(failed)) < 0)
+        fail_msg("make %s: %s", failed, strerror(errno));
 }
 
 /* name → target ("$D" expanded in the target). */
 static void ln(const struct fx *fx, const char *target, const char *name)
 {
-    char t[PATH_MAX], path[PATH_MAX];
+    char t[PATH_MAX], failed[PATH_MAX];
 
     xp(fx, target, t, sizeof(t));
-    snprintf(path, sizeof(path), "%s/%s", fx->d, name);
-    if (symlink(t, path) < 0)
-        fail_msg("symlink %s -> %s: %s", path, t, strerror(errno));
+    if (tmptree_symlink(fx->d, t, name, failed, sizeof(failed)) < 0)
+        fail_msg("symlink %s -> %s: %s", failed, t, strerror(errno));
 }
 
 static const char *res_name(enum fs_res r)

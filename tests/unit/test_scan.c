@@ -54,34 +54,18 @@ static int fx_teardown(void **state)
 /* "a/b/" makes directories a and a/b; "a/f" makes a and an empty file f. */
 static void mk(const struct fx *fx, const char *rel)
 {
-    char path[PATH_MAX];
-    size_t len;
+    char failed[PATH_MAX];
 
-    len = (size_t)snprintf(path, sizeof(path), "%s/%s", fx->d, rel);
-    for (char *p = path + strlen(fx->d) + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-            fail_msg("mkdir %s: %s", path, strerror(errno));
-        *p = '/';
-    }
-    if (path[len - 1] != '/') {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-        if (fd < 0)
-            fail_msg("create %s: %s", path, strerror(errno));
-        close(fd);
-    }
+    if (tmptree_put(fx->d, rel, NULL, failed, sizeof(failed)) < 0)
+        fail_msg("make %s: %s", failed, strerror(errno));
 }
 
 static void ln(const struct fx *fx, const char *target, const char *name)
 {
-    char path[PATH_MAX];
+    char failed[PATH_MAX];
 
-    snprintf(path, sizeof(path), "%s/%s", fx->d, name);
-    if (symlink(target, path) < 0)
-        fail_msg("symlink %s -> %s: %s", path, target, strerror(errno));
+    if (tmptree_symlink(fx->d, target, name, failed, sizeof(failed)) < 0)
+        fail_msg("symlink %s -> %s: %s", failed, target, strerror(errno));
 }
 
 /* ---- the scan as sorted text: "kind $D/rel" lines ------------------------ */

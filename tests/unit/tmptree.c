@@ -1,6 +1,7 @@
 #include "tests/unit/tmptree.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -66,4 +67,47 @@ static void rm_tree(int at, const char *name)
 void tmptree_remove(const char *path)
 {
     rm_tree(AT_FDCWD, path);
+}
+
+int tmptree_put(const char *dir, const char *rel, const char *content, char *failed,
+                size_t failedsz)
+{
+    char path[PATH_MAX];
+    size_t len = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    int fd;
+
+    for (char *p = path + strlen(dir) + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            goto fail;
+        *p = '/';
+    }
+    if (path[len - 1] == '/')
+        return 0;
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        goto fail;
+    if (content && write(fd, content, strlen(content)) != (ssize_t)strlen(content)) {
+        close(fd);
+        goto fail;
+    }
+    close(fd);
+    return 0;
+fail:
+    snprintf(failed, failedsz, "%s", path);
+    return -1;
+}
+
+int tmptree_symlink(const char *dir, const char *target, const char *name, char *failed,
+                    size_t failedsz)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (symlink(target, path) == 0)
+        return 0;
+    snprintf(failed, failedsz, "%s", path);
+    return -1;
 }
