@@ -317,13 +317,6 @@ static bool made_there(const struct fs_plan *plan, const char *path)
     return false;
 }
 
-static bool names_git(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    return slash && strcasecmp(slash + 1, ".git") == 0;
-}
-
 int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_strv *watch,
                    struct pol_strv *out, struct nf_err *err)
 {
@@ -334,7 +327,7 @@ int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_
     for (size_t i = 0; i < plan->n_write_roots; i++)
         (void)fs_scan_git(plan->write_roots[i], depth, &now, err);
     for (size_t i = 0; i < watch->n; i++) {
-        if (names_git(watch->v[i])) {
+        if (pol_path_names_git(watch->v[i])) {
             char **v = realloc(now.git, (now.n_git + 1) * sizeof(*v));
 
             if (v)
@@ -359,7 +352,7 @@ int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_
             seen = strcmp(plan->git_seen[i], c) == 0;
         if (seen)
             continue;
-        if (names_git(c)) {
+        if (pol_path_names_git(c)) {
             if (top_of_a_root(plan, c) || !made_there(plan, c))
                 continue;
         } else {

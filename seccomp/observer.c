@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -61,13 +60,6 @@ static bool creates(const struct sys_paths *sp, const struct seccomp_notif *r, i
     if (sp->creates == -2)
         return (r->data.args[sp->path[0] + 1] & O_CREAT) != 0;
     return sp->creates == i;
-}
-
-static bool names_git(const char *path)
-{
-    const char *base = strrchr(path, '/');
-
-    return base && strcasecmp(base + 1, ".git") == 0;
 }
 
 struct known {
@@ -234,7 +226,7 @@ static void handle(struct sc_observer *o)
             continue;
         v = sc_classify(&o->cfg, paths[i]);
         if (v == SC_ALLOWED && o->cfg.git_watch && creates(sp, o->req, i) &&
-            (names_git(paths[i]) || sp->creates == 1) &&
+            (pol_path_names_git(paths[i]) || sp->creates == 1) &&
             !pol_strv_contains(o->cfg.git_watch, paths[i]) && o->cfg.git_watch->n < VIO_MAX) {
             struct nf_err ignored;
 

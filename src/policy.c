@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int pol_strv_add(struct pol_strv *sv, const char *s, struct nf_err *err)
 {
@@ -180,4 +181,11 @@ unsigned pol_path_depth(const char *path)
         if (*p == '/' && p[1] != '\0')
             d++;
     return d;
+}
+
+bool pol_path_names_git(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash && strcasecmp(slash + 1, ".git") == 0;
 }

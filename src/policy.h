@@ -87,5 +87,9 @@ int pol_path_normalize(const char *in, const char *cwd, const char *home, char *
 /* True when path equals dir or lies beneath it (both normalised). */
 bool pol_path_within(const char *path, const char *dir);
 
+/* True when path's last component is .git, in any case (what git opens on
+ * a case-insensitive file system). */
+bool pol_path_names_git(const char *path);
+
 /* Number of components: "/" is 0, "/a" is 1, "/a/b" is 2. */
 unsigned pol_path_depth(const char *path);
