@@ -368,15 +368,15 @@ static void exec_close(struct exec *x)
     x->root = x->scratch = x->proc = -1;
 }
 
-static int run_until(const struct fs_plan *plan, struct exec *x, bool stop_at_placeholder,
-                     struct nf_err *err)
+static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exec *x,
+                     bool stop_at_placeholder, struct nf_err *err)
 {
     for (; x->next < plan->n; x->next++) {
         const struct fs_op *op = &plan->ops[x->next];
 
         if (stop_at_placeholder && op->ph != FS_PH_NONE)
             return 0;
-        if (op->skip)
+        if (skip && skip[x->next])
             continue;
         if (log_verbose_enabled) {
             char line[PATH_MAX * 2 + 64];
@@ -419,18 +419,19 @@ int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err
     /* procfs must be created while the host's /proc is still visible
      * (the kernel refuses a new proc where none is fully visible). */
     x->proc = new_proc(err);
-    if (x->proc < 0 || setup_scratch(x, err) < 0 || run_until(plan, x, true, err) < 0) {
+    if (x->proc < 0 || setup_scratch(x, err) < 0 || run_until(plan, NULL, x, true, err) < 0) {
         exec_close(x);
         return -1;
     }
     return 0;
 }
 
-int fs_exec_finish(const struct fs_plan *plan, struct exec *x, struct nf_err *err)
+int fs_exec_finish(const struct fs_plan *plan, const uint8_t *skip, struct exec *x,
+                   struct nf_err *err)
 {
     int rc = -1;
 
-    if (run_until(plan, x, false, err) < 0)
+    if (run_until(plan, skip, x, false, err) < 0)
         goto out;
     /* Pivot into the new root and detach the old one with the scratch
      * space: nothing inside can name them afterwards. */
@@ -461,5 +462,5 @@ int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err)
 
     if (fs_exec_begin(plan, &x, err) < 0)
         return -1;
-    return fs_exec_finish(plan, &x, err);
+    return fs_exec_finish(plan, NULL, &x, err);
 }

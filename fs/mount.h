@@ -2,6 +2,8 @@
  * new user and mount namespaces, before anything of the command exists. */
 #pragma once
 
+#include <stdint.h>
+
 #include "fs/plan.h"
 #include "src/err.h"
 
@@ -18,10 +20,12 @@ struct fs_exec {
  * still be making. */
 int fs_exec_begin(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
 
-/* Second half: the rest (ops marked skip are not run), then pivot into the
+/* Second half: the rest (ops whose skip byte is set are not run; skip may be
+ * NULL), then pivot into the
  * new root: afterwards "/" is the sandbox's root and no path reaches the
  * host's root or the scratch space. Closes x's descriptors either way. */
-int fs_exec_finish(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
+int fs_exec_finish(const struct fs_plan *plan, const uint8_t *skip, struct fs_exec *x,
+                   struct nf_err *err);
 
 /* Both halves, for callers with nothing to overlap. */
 int fs_plan_execute(const struct fs_plan *plan, struct nf_err *err);

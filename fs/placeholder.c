@@ -372,20 +372,22 @@ static int root_fd(const char *anchor, const char **cached, int *fd, struct nf_e
     return *fd;
 }
 
-int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct nf_err *err)
+int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, uint8_t *skip,
+                            struct nf_err *err)
 {
     const char *cached = NULL;
     _cleanup_close_ int root = -1;
 
     set->v = NULL;
     set->n = 0;
+    memset(skip, 0, plan->n);
     for (size_t i = 0; i < plan->n_stale; i++) {
         if (root_fd(plan->stale[i].anchor, &cached, &root, err) < 0)
             return -1;
         (void)remove_stale(root, plan->stale[i].name);
     }
     for (size_t i = 0; i < plan->n; i++) {
-        struct fs_op *op = &plan->ops[i];
+        const struct fs_op *op = &plan->ops[i];
         struct making m = { .parent = -1, .kind = op->ph };
         int fd;
 
@@ -410,12 +412,12 @@ int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct 
             continue;
         case HOLD_CANNOT:
             log_v("placeholder %s skipped: cannot be created here, nor inside", op->dst);
-            op->skip = true;
+            skip[i] = 1;
             continue;
         case HOLD_GONE:
             if (op->optional) {
                 log_v("%s skipped: it vanished meanwhile", op->dst);
-                op->skip = true;
+                skip[i] = 1;
                 continue;
             }
             return nf_err_set(err, EAGAIN,

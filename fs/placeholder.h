@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "fs/plan.h"
@@ -50,10 +51,11 @@ bool fs_placeholder_is(const struct stat *st);
 /* Remove what killed runs left half-made (plan->stale), then make (or
  * adopt) every placeholder the plan asks for and lock it shared. A name the
  * caller cannot create (EACCES, EPERM, EROFS) cannot be created inside the
- * sandbox either: that op is marked skip, as is an optional op whose
+ * sandbox either: that op's byte in skip (one per op) is set, as is an optional op whose
  * directory vanished. A required one whose directory vanished or changed
  * into a symlink fails the run. */
-int fs_placeholders_prepare(struct fs_plan *plan, struct fs_ph_set *set, struct nf_err *err);
+int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, uint8_t *skip,
+                            struct nf_err *err);
 
 /* Remove the placeholders no other run holds; close every lock. */
 void fs_placeholders_release(struct fs_ph_set *set);

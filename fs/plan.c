@@ -1377,6 +1377,5 @@ void fs_op_format(const struct fs_op *op, char *buf, size_t sz)
         snprintf(buf, sz, "%-10s %s -> %s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst, ph,
                  op->why);
     else
-        snprintf(buf, sz, "%-10s %s%s%s  (%s)", fs_op_kind_name(op->kind), op->dst, ph,
-                 op->skip ? " [skipped]" : "", op->why);
+        snprintf(buf, sz, "%-10s %s%s  (%s)", fs_op_kind_name(op->kind), op->dst, ph, op->why);
 }

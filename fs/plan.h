@@ -46,7 +46,6 @@ struct fs_op {
     bool ph_missing;        /* missing when planned: made, not adopted */
     bool create;            /* dst may be created: it lies on a tmpfs of ours */
     bool optional;          /* found by the scan: skipped if it vanishes before its mount */
-    bool skip;              /* dropped at run time (placeholder not makeable, vanished) */
     char *anchor;           /* the write root it lies in (placeholders, protections) */
     const char *why;        /* the rule that asked for it */
 };

@@ -56,6 +56,8 @@ const char *sc_filter_name(enum sc_filter f)
         return "namespaces, mounts and keyrings";
     case SC_FILTER_TTY:
         return "terminal injection";
+    case SC_FILTER_USER:
+        return "the caller's program";
     case SC_FILTER_COUNT:
         break;
     }
@@ -198,6 +200,7 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, struct nf_err *err)
         case SC_FILTER_TTY:
             rc = build_tty(ctx, err);
             break;
+        case SC_FILTER_USER:
         case SC_FILTER_COUNT:
             rc = -EINVAL;
             break;
@@ -299,6 +302,81 @@ int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err)
             return nf_err_set(err, -rc, "seccomp_export_pfc: %s", strerror(-rc));
     }
     return 0;
+}
+
+/* Classic BPF as seccomp uses it: the instruction's operation, its operand
+ * and, for a conditional jump, both targets as instruction numbers. */
+static void print_insn(FILE *out, unsigned pc, const struct sock_filter *f)
+{
+    static const char *const jumps[] = { "ja", "jeq", "jgt", "jge", "jset" };
+    static const char *const alu[] = { "add", "sub", "mul", "div", "or", "and",
+                                       "lsh", "rsh", "neg", "mod", "xor" };
+    unsigned op = BPF_OP(f->code), src = BPF_SRC(f->code);
+
+    fprintf(out, "  %04u: ", pc);
+    switch (BPF_CLASS(f->code)) {
+    case BPF_LD:
+        if (BPF_MODE(f->code) == BPF_ABS)
+            fprintf(out, "ld [%u]\n", f->k);
+        else if (BPF_MODE(f->code) == BPF_MEM)
+            fprintf(out, "ld M[%u]\n", f->k);
+        else if (BPF_MODE(f->code) == BPF_IMM)
+            fprintf(out, "ld #%#x\n", f->k);
+        else
+            break;
+        return;
+    case BPF_LDX:
+        fprintf(out, "ldx %s%u%s\n", BPF_MODE(f->code) == BPF_MEM ? "M[" : "#", f->k,
+                BPF_MODE(f->code) == BPF_MEM ? "]" : "");
+        return;
+    case BPF_ST:
+    case BPF_STX:
+        fprintf(out, "%s M[%u]\n", BPF_CLASS(f->code) == BPF_ST ? "st" : "stx", f->k);
+        return;
+    case BPF_ALU:
+        if (op >> 4 < NF_ARRAY_SIZE(alu)) {
+            if (src == BPF_X)
+                fprintf(out, "%s x\n", alu[op >> 4]);
+            else
+                fprintf(out, "%s #%#x\n", alu[op >> 4], f->k);
+            return;
+        }
+        break;
+    case BPF_JMP:
+        if (op == BPF_JA) {
+            fprintf(out, "ja %u\n", pc + 1 + f->k);
+            return;
+        }
+        if (op >> 4 < NF_ARRAY_SIZE(jumps)) {
+            fprintf(out, "%s %s%#x jt %u jf %u\n", jumps[op >> 4], src == BPF_X ? "x" : "#",
+                    src == BPF_X ? 0 : f->k, pc + 1 + f->jt, pc + 1 + f->jf);
+            return;
+        }
+        break;
+    case BPF_RET:
+        if (BPF_RVAL(f->code) == BPF_A)
+            fprintf(out, "ret a\n");
+        else
+            fprintf(out, "ret #%#x\n", f->k);
+        return;
+    case BPF_MISC:
+        fprintf(out, "%s\n", BPF_MISCOP(f->code) == BPF_TAX ? "tax" : "txa");
+        return;
+    default:
+        break;
+    }
+    fprintf(out, "code %#06x jt %u jf %u k %#x\n", f->code, f->jt, f->jf, f->k);
+}
+
+int sc_print_bpf(const struct sc_set *s, FILE *out)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out, "# program %zu: %s, %u instructions\n", i + 1,
+                sc_filter_name(s->progs[i].kind), s->progs[i].len);
+        for (unsigned pc = 0; pc < s->progs[i].len; pc++)
+            print_insn(out, pc, &s->progs[i].insns[pc]);
+    }
+    return ferror(out) ? -1 : 0;
 }
 
 int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, struct nf_err *err)

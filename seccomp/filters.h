@@ -18,8 +18,13 @@ enum sc_filter {
     SC_FILTER_NAMESPACES, /* new user/mount namespaces, mounts, setns, keyrings → EPERM;
                              clone3 → ENOSYS */
     SC_FILTER_TTY,        /* ioctl TIOCSTI, TIOCLINUX → EPERM */
+    SC_FILTER_USER,       /* a program the caller supplied (bubblewrap's --seccomp) */
     SC_FILTER_COUNT,
 };
+
+/* Programs one process may stack here (the kernel's own limit is on their
+ * total length). */
+#define SC_MAX_PROGRAMS 64
 
 struct sc_options {
     bool unix_block; /* off with --allow-all-unix-sockets */
@@ -33,7 +38,7 @@ struct sc_program {
 };
 
 struct sc_set {
-    struct sc_program progs[SC_FILTER_COUNT];
+    struct sc_program progs[SC_MAX_PROGRAMS];
     size_t n;
 };
 
@@ -47,6 +52,9 @@ int sc_build(const struct sc_options *o, struct sc_set *out, struct nf_err *err)
  * check the two agree). */
 int sc_compile(const struct sc_options *o, struct sc_set *out, struct nf_err *err);
 void sc_set_free(struct sc_set *s);
+
+/* Each program of s as it is loaded, one BPF instruction a line. */
+int sc_print_bpf(const struct sc_set *s, FILE *out);
 
 /* libseccomp's PFC text of each filter, with a header line per filter. */
 int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err);

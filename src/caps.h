@@ -1,12 +1,16 @@
-/* Capabilities of the command: none at all. */
+/* Capabilities of the command: those the run plan keeps, none by default. */
 #pragma once
+
+#include <stdint.h>
 
 #include "src/err.h"
 
-/* Empty the bounding and ambient sets and clear effective, permitted and
- * inheritable, so neither this process nor anything it executes (setuid or
- * file-capability binaries included) holds a capability. */
-int caps_drop_all(struct nf_err *err);
+/* Keep exactly the capabilities in keep (bit N: capability N) in the
+ * bounding, effective, permitted, inheritable and ambient sets; every other
+ * one is gone from all of them, so neither this process nor anything it
+ * executes (setuid or file-capability binaries included) holds it. keep = 0
+ * leaves nothing at all. */
+int caps_set(uint64_t keep, struct nf_err *err);
 
 /* Whether this process has cap in its effective set. */
 int caps_have(int cap);

@@ -1,7 +1,14 @@
 #include "src/explain.h"
 
 #include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "src/util.h"
+
+extern char **environ;
 
 static void list(FILE *out, const char *name, const struct pol_strv *sv)
 {
@@ -13,13 +20,107 @@ static void list(FILE *out, const char *name, const struct pol_strv *sv)
         fprintf(out, "  %-22s %s\n", i ? "" : name, sv->v[i]);
 }
 
-int explain_print(FILE *out, const struct explain_input *in)
+static const struct {
+    unsigned long flag;
+    const char *name;
+} namespaces[] = {
+    { CLONE_NEWUSER, "user" },     { CLONE_NEWNS, "mount" }, { CLONE_NEWNET, "net" },
+    { CLONE_NEWPID, "pid" },       { CLONE_NEWIPC, "ipc" },  { CLONE_NEWUTS, "uts" },
+    { CLONE_NEWCGROUP, "cgroup" },
+};
+
+/* The variable's name: entry up to '='. */
+static bool same_name(const char *a, const char *b)
 {
-    const struct policy *pol = in->pol;
+    size_t n = strcspn(a, "=");
+
+    return strncmp(a, b, n) == 0 && b[n] == '=';
+}
+
+static const char *find_env(char *const *env, const char *entry)
+{
+    for (; env && *env; env++)
+        if (same_name(entry, *env))
+            return *env;
+    return NULL;
+}
+
+/* What the command's environment changes from the caller's. */
+static void env_changes(FILE *out, char *const *envp)
+{
+    bool any = false;
+
+    for (char *const *e = envp; e && *e; e++) {
+        const char *was = find_env(environ, *e);
+
+        if (!was || strcmp(was, *e) != 0) {
+            fprintf(out, "  %-22s %s\n", any ? "" : "environment", *e);
+            any = true;
+        }
+    }
+    for (char *const *e = environ; *e; e++) {
+        if (!find_env(envp, *e)) {
+            fprintf(out, "  %-22s unset %.*s\n", any ? "" : "environment", (int)strcspn(*e, "="),
+                    *e);
+            any = true;
+        }
+    }
+    if (!any)
+        fprintf(out, "  %-22s (the caller's, unchanged)\n", "environment");
+}
+
+int run_plan_print(FILE *out, const struct run_plan *p)
+{
+    bool first = true;
+
+    fprintf(out, "sandbox:\n  %-22s", "namespaces");
+    for (size_t i = 0; i < NF_ARRAY_SIZE(namespaces); i++)
+        if (p->namespaces & namespaces[i].flag) {
+            fprintf(out, "%s%s", first ? " " : ", ", namespaces[i].name);
+            first = false;
+        }
+    fprintf(out, "%s\n", first ? " (none: the caller's)" : "");
+    if (p->namespaces & CLONE_NEWUSER) {
+        if (p->idmap == RUN_IDMAP_MIRROR)
+            fprintf(out, "  %-22s every id to itself\n", "id map");
+        else
+            fprintf(out, "  %-22s uid %u -> %u, gid %u -> %u\n", "id map", (unsigned)getuid(),
+                    (unsigned)p->uid, (unsigned)getgid(), (unsigned)p->gid);
+    }
+    fprintf(out, "  %-22s %s\n", "lo", p->loopback ? "up" : "down");
+    if (p->endpoints)
+        fprintf(out, "  %-22s http localhost:%u, socks5 localhost:%u (served by the host side)\n",
+                "proxy endpoints", p->http_port, p->socks_port);
+    else
+        fprintf(out, "  %-22s (none)\n", "proxy endpoints");
+    if (p->caps)
+        fprintf(out, "  %-22s %#llx\n", "capabilities kept", (unsigned long long)p->caps);
+    else
+        fprintf(out, "  %-22s (none)\n", "capabilities kept");
+    fprintf(out, "  %-22s %s\n", "new session", p->new_session ? "yes" : "no");
+    fprintf(out, "  %-22s %s\n", "die with parent", p->die_with_parent ? "yes" : "no");
+    fprintf(out, "  %-22s %s\n", "pid 1", "nsfence's init (reaps, forwards signals)");
+    fprintf(out, "  %-22s %s\n", "session keyring", p->keyring ? "a fresh one" : "the caller's");
+    fprintf(out, "  %-22s %s\n", "working directory", p->fs.cwd ? p->fs.cwd : "(unchanged)");
+    env_changes(out, p->envp);
+
+    fprintf(out, "\nmount plan (in order):\n");
+    for (size_t i = 0; i < p->fs.n; i++) {
+        char line[PATH_MAX * 2 + 64];
+
+        fs_op_format(&p->fs.ops[i], line, sizeof(line));
+        fprintf(out, "  %3zu  %s\n", i + 1, line);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int explain_print(FILE *out, const struct front *f, char **argv)
+{
+    const struct policy *pol = &f->pol;
 
     fprintf(out, "policy:\n");
     fprintf(out, "  %-22s %s\n", "working directory", pol->cwd);
-    fprintf(out, "  %-22s %s\n", "config", in->config_used ? in->config_used : "(none)");
+    fprintf(out, "  %-22s %s\n", "config", f->config_used[0] ? f->config_used : "(none)");
     list(out, "allow_write", &pol->allow_write);
     list(out, "deny_write", &pol->deny_write);
     list(out, "deny_read", &pol->deny_read);
@@ -46,8 +147,8 @@ int explain_print(FILE *out, const struct explain_input *in)
     fprintf(out, "  %-22s %s\n", "violations log", pol->monitor_log ? pol->monitor_log : "(none)");
     fprintf(out, "  %-22s %s\n", "new session", pol->new_session ? "yes" : "no");
 
-    if (in->rules) {
-        const struct px_rules *r = in->rules;
+    if (pol->network_enabled) {
+        const struct px_rules *r = &f->rules;
 
         fprintf(out, "\nnetwork rules (in order; the first match decides):\n");
         fprintf(out, "  %-22s deny (malformed host)\n", "a malformed host");
@@ -64,33 +165,34 @@ int explain_print(FILE *out, const struct explain_input *in)
         for (size_t i = 0; i < pol->deny_address.n; i++)
             fprintf(out, ", %s", pol->deny_address.v[i]);
         fprintf(out, "\n");
-        if (in->parent && in->parent->enabled)
-            fprintf(out, "  parent proxy: %s:%u (from %s)%s%s\n", in->parent->host,
-                    in->parent->port, in->parent->source,
-                    in->parent->no_proxy[0] ? ", NO_PROXY " : "", in->parent->no_proxy);
+        if (f->parent.enabled)
+            fprintf(out, "  parent proxy: %s:%u (from %s)%s%s\n", f->parent.host, f->parent.port,
+                    f->parent.source, f->parent.no_proxy[0] ? ", NO_PROXY " : "",
+                    f->parent.no_proxy);
         else
             fprintf(out, "  upstream: direct from the host\n");
     }
 
-    fprintf(out, "\nmount plan (in order):\n");
-    for (size_t i = 0; i < in->plan->n; i++) {
-        char line[PATH_MAX * 2 + 64];
-
-        fs_op_format(&in->plan->ops[i], line, sizeof(line));
-        fprintf(out, "  %3zu  %s\n", i + 1, line);
-    }
-    if (in->filters) {
+    fprintf(out, "\n");
+    if (run_plan_print(out, &f->plan) < 0)
+        return -1;
+    {
         struct nf_err err = { 0 };
 
+        /* libseccomp's text of the rules the programs were compiled from,
+         * then the programs themselves, exactly as they are loaded. */
         fprintf(out, "\nseccomp filters (libseccomp PFC):\n");
         fflush(out);
-        if (sc_print_pfc(in->filters, out, &err) < 0) {
+        if (sc_print_pfc(&f->filters, out, &err) < 0) {
             fprintf(out, "  (cannot print: %s)\n", err.msg);
             return -1;
         }
+        fprintf(out, "\nseccomp programs as loaded (BPF, in order):\n");
+        if (sc_print_bpf(&f->plan.filters, out) < 0)
+            return -1;
     }
     fprintf(out, "\ncommand:");
-    for (char **a = in->argv; *a; a++)
+    for (char **a = argv; *a; a++)
         fprintf(out, " %s", *a);
     fprintf(out, "\n");
     return ferror(out) ? -1 : 0;

@@ -1,23 +1,17 @@
 /* `nsfence explain`: the policy after defaults and merging, and the exact
- * plan a run would execute. Prints; runs nothing. */
+ * run plan a run would execute. Prints; runs nothing. */
 #pragma once
 
 #include <stdio.h>
 
-#include "fs/plan.h"
-#include "proxy/parent.h"
-#include "proxy/rules.h"
-#include "seccomp/filters.h"
-#include "src/policy.h"
+#include "src/front.h"
+#include "src/runplan.h"
 
-struct explain_input {
-    const struct policy *pol;
-    const struct fs_plan *plan;
-    const struct px_rules *rules; /* NULL: no network */
-    const struct px_parent *parent;
-    const char *config_used; /* NULL: none */
-    const struct sc_options *filters;
-    char **argv;
-};
+/* The sandbox part of a run plan (namespaces, ids, lo, endpoints,
+ * capabilities, process options, environment changes, the mount plan);
+ * every front end's explain prints it. */
+int run_plan_print(FILE *out, const struct run_plan *p);
 
-int explain_print(FILE *out, const struct explain_input *in);
+/* nsfence's own: the policy, the network rules, the run plan, the seccomp
+ * filters (their rules and the programs as loaded), the command. */
+int explain_print(FILE *out, const struct front *f, char **argv);

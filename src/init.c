@@ -23,24 +23,6 @@ extern sigset_t spawn_orig_mask;
 /* What init forwards to the command, plus SIGCHLD, which it waits for. */
 static const int init_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
 
-/* What the host side prepared: skip the placeholders it could not make, and
- * the filters, read in place from the shared memory. */
-static void take_prepared(struct spawn_config *cfg, struct sc_set *filters)
-{
-    struct spawn_shared *sh = cfg->shared;
-    struct fs_plan *plan = (struct fs_plan *)cfg->plan;
-
-    for (size_t i = 0; i < plan->n && i < sh->n_ops; i++)
-        plan->ops[i].skip = sh->data[i];
-    filters->n = 0;
-    for (uint32_t i = 0; i < sh->n_progs && i < SC_FILTER_COUNT; i++) {
-        filters->progs[i].kind = (enum sc_filter)sh->progs[i].kind;
-        filters->progs[i].len = (unsigned short)sh->progs[i].len;
-        filters->progs[i].insns = (struct sock_filter *)(sh->data + sh->progs[i].off);
-        filters->n++;
-    }
-}
-
 /* Close every descriptor from 3 up but a and b. */
 static int close_all_but(int a, int b)
 {
@@ -59,8 +41,10 @@ static void noop(int sig)
 }
 
 static _Noreturn void command_main(struct spawn_config *cfg, int sync,
-                                   const struct sigaction *saved, const struct sc_set *filters)
+                                   const struct sigaction *saved)
 {
+    const struct run_plan *plan = cfg->plan;
+    const struct sc_set *filters = &plan->filters;
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
     int code;
@@ -69,16 +53,16 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
      * (an ignored SIGHUP under nohup stays ignored). */
     for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++)
         (void)sigaction(init_signals[i], &saved[i], NULL);
-    if (cfg->pol->new_session && setsid() < 0) {
+    if (plan->new_session && setsid() < 0) {
         nf_err_sys(&err, "setsid");
         sync_fail(sync, &err);
     }
-    if (chdir(cfg->plan->cwd) < 0) {
-        nf_err_sys(&err, "working directory %s is not reachable in the sandbox", cfg->plan->cwd);
+    if (chdir(plan->fs.cwd) < 0) {
+        nf_err_sys(&err, "working directory %s is not reachable in the sandbox", plan->fs.cwd);
         nf_err_hint(&err, "is it under a deny_read path?");
         sync_fail(sync, &err);
     }
-    if (caps_drop_all(&err) < 0)
+    if (caps_set(plan->caps, &err) < 0)
         sync_fail(sync, &err);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -111,11 +95,11 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         _exit(125);
     /* The host side raised its descriptor limit for the proxy; the command
      * gets the caller's. */
-    (void)setrlimit(RLIMIT_NOFILE, &cfg->nofile);
-    execvpe(cfg->argv[0], cfg->argv, cfg->envp);
+    (void)setrlimit(RLIMIT_NOFILE, &plan->nofile);
+    execvpe(plan->argv[0], plan->argv, plan->envp);
     code = errno;
-    fprintf(stderr, "nsfence: %s: %s\n", cfg->argv[0],
-            code == ENOENT && !strchr(cfg->argv[0], '/') ? "command not found" : strerror(code));
+    fprintf(stderr, "nsfence: %s: %s\n", plan->argv[0],
+            code == ENOENT && !strchr(plan->argv[0], '/') ? "command not found" : strerror(code));
     _exit(code == ENOENT ? 127 : 126);
 }
 
@@ -162,12 +146,12 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
 
 _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
 {
+    const struct run_plan *plan = cfg->plan;
     struct nf_err err = { 0 };
     struct sync_msg m;
     struct sigaction saved[NF_ARRAY_SIZE(init_signals)];
     struct sigaction sa = { .sa_handler = noop };
     struct fs_exec fx;
-    struct sc_set filters = { 0 };
     int fds[SYNC_MAX_FDS];
     size_t nfds;
     sigset_t set;
@@ -189,18 +173,18 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         sync_fail(sync, &err);
     }
     /* The fixed part of the root, lo and the endpoints while the host side
-     * makes the placeholders and compiles the filters. */
-    if (fs_exec_begin(cfg->plan, &fx, &err) < 0)
+     * makes the placeholders. */
+    if (fs_exec_begin(&plan->fs, &fx, &err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_FIXED] = sync_now_us();
-    if (net_loopback_up(&err) < 0)
+    if (plan->loopback && net_loopback_up(&err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_LOOPBACK] = sync_now_us();
-    if (cfg->pol->network_enabled) {
+    if (plan->endpoints) {
         struct net_endpoints ep;
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };
 
-        if (net_endpoints_open(cfg->pol->http_port, cfg->pol->socks_port, &ep, &err) < 0)
+        if (net_endpoints_open(plan->http_port, plan->socks_port, &ep, &err) < 0)
             sync_fail(sync, &err);
         for (size_t i = 0; i < ep.n; i++)
             fdmsg.fd_kind[i] = (uint8_t)ep.proto[i];
@@ -219,13 +203,12 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
      * the sandbox shares. Best effort: the per-user key quota may refuse it
      * (EDQUOT), and then the seccomp filter refusing every keyring call
      * holds alone. (Here, while the host side is still preparing.) */
-    if (nf_join_new_session_keyring() < 0)
+    if (plan->keyring && nf_join_new_session_keyring() < 0)
         log_v("no fresh session keyring (%s): the keyring calls stay refused by seccomp",
               strerror(errno));
     if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
         _exit(125);
-    take_prepared(cfg, &filters);
-    if (fs_exec_finish(cfg->plan, &fx, &err) < 0)
+    if (fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_MOUNTED] = sync_now_us();
 
@@ -259,7 +242,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         sync_fail(sync, &err);
     }
     if (cmd == 0)
-        command_main(cfg, sync, saved, &filters);
+        command_main(cfg, sync, saved);
     close(sync);
     init_loop(cmd, &set, status_fd);
 }

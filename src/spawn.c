@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -20,9 +21,6 @@
 #include "src/log.h"
 #include "src/syscalls.h"
 #include "src/util.h"
-
-#define NS_FLAGS                                                                                   \
-    (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
 
 /* Forwarded to the command; SIGPIPE is blocked so that a write to a closed
  * proxy peer returns EPIPE instead of killing the host side. */
@@ -114,7 +112,7 @@ static bool under_seccomp(void)
 
 static bool ubuntu_userns;
 
-static int write_maps(pid_t pid, struct nf_err *err)
+static int write_maps(const struct run_plan *plan, pid_t pid, struct nf_err *err)
 {
     char path[64];
     char map[4096];
@@ -123,7 +121,7 @@ static int write_maps(pid_t pid, struct nf_err *err)
 
     if (uid != 0 && sysctl_value("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
         ubuntu_userns = true;
-    if (uid == 0) {
+    if (plan->idmap == RUN_IDMAP_MIRROR) {
         if (mirror_map("/proc/self/uid_map", map, sizeof(map), err) < 0)
             return -1;
         snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
@@ -143,11 +141,11 @@ static int write_maps(pid_t pid, struct nf_err *err)
     if (write_file(path, "deny", err) < 0)
         return -1;
     snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-    snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+    snprintf(map, sizeof(map), "%u %u 1\n", plan->uid, uid);
     if (write_file(path, map, err) < 0)
         return -1;
     snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-    snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+    snprintf(map, sizeof(map), "%u %u 1\n", plan->gid, gid);
     return write_file(path, map, err);
 }
 
@@ -184,33 +182,6 @@ static int explain_clone(int code, struct nf_err *err)
     default:
         return -1;
     }
-}
-
-int spawn_shared_put(struct spawn_shared *sh, const struct fs_plan *plan, const struct sc_set *set,
-                     struct nf_err *err)
-{
-    size_t used = plan->n;
-
-    if (used > SPAWN_SHARED_SIZE - sizeof(*sh))
-        return nf_err_set(err, E2BIG, "the mount plan is too large (%zu operations)", plan->n);
-    sh->n_ops = (uint32_t)plan->n;
-    for (size_t i = 0; i < plan->n; i++)
-        sh->data[i] = plan->ops[i].skip;
-    sh->n_progs = (uint32_t)set->n;
-    for (size_t i = 0; i < set->n; i++) {
-        size_t bytes = set->progs[i].len * sizeof(struct sock_filter);
-
-        used = (used + 7) & ~(size_t)7;
-        if (used + bytes > SPAWN_SHARED_SIZE - sizeof(*sh))
-            return nf_err_set(err, E2BIG, "the seccomp filters are too large");
-        sh->progs[i].kind = set->progs[i].kind;
-        sh->progs[i].len = set->progs[i].len;
-        sh->progs[i].off = (uint32_t)used;
-        memcpy(sh->data + used, set->progs[i].insns, bytes);
-        used += bytes;
-    }
-    sh->used = (uint32_t)used;
-    return 0;
 }
 
 enum phase {
@@ -313,7 +284,7 @@ static void on_signal(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
         }
         /* A terminal's Ctrl-C already reached the command (same process
          * group) unless it runs in its own session; a kill(1) did not. */
-        if ((int)si.ssi_code > 0 && si.ssi_code != SI_TKILL && !r->cfg->pol->new_session)
+        if ((int)si.ssi_code > 0 && si.ssi_code != SI_TKILL && !r->cfg->plan->new_session)
             continue;
         (void)kill(r->pid, (int)si.ssi_signo);
     }
@@ -387,14 +358,37 @@ void spawn_reap(struct spawn_config *cfg)
     cfg->init_pidfd = -1;
 }
 
+/* One byte per filesystem operation, shared with init (clone without
+ * CLONE_VM copies everything else). */
+static size_t results_size(const struct run_plan *plan)
+{
+    return plan->fs.n ? plan->fs.n : 1;
+}
+
 int spawn_run(struct spawn_config *cfg, struct nf_err *err)
 {
-    int status = run_sandbox(cfg, err);
+    int status;
 
-    if (cfg->shared) {
-        munmap(cfg->shared, SPAWN_SHARED_SIZE);
-        cfg->shared = NULL;
+    if (cfg->plan->die_with_parent) {
+        pid_t parent = getppid();
+
+        /* The sandbox already dies with us; now we die with our parent. It
+         * may have gone before the prctl took effect: look again after. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+            return nf_err_sys(err, "prctl(PR_SET_PDEATHSIG)"), 125;
+        if (getppid() != parent)
+            return nf_err_set(err, ESRCH, "the parent process is gone"), 125;
     }
+    cfg->results.n = cfg->plan->fs.n;
+    cfg->results.skip = mmap(NULL, results_size(cfg->plan), PROT_READ | PROT_WRITE,
+                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (cfg->results.skip == MAP_FAILED) {
+        cfg->results.skip = NULL;
+        return nf_err_sys(err, "mmap"), 125;
+    }
+    status = run_sandbox(cfg, err);
+    munmap(cfg->results.skip, results_size(cfg->plan));
+    cfg->results.skip = NULL;
     return status;
 }
 
@@ -412,12 +406,6 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
 
     int status_pipe[2];
 
-    cfg->shared = mmap(NULL, SPAWN_SHARED_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (cfg->shared == MAP_FAILED) {
-        cfg->shared = NULL;
-        return nf_err_sys(err, "mmap"), 125;
-    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return nf_err_sys(err, "socketpair"), 125;
     if (pipe2(status_pipe, O_CLOEXEC) < 0) {
@@ -436,7 +424,7 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
         goto fail_early;
     }
 
-    pid = nf_clone(NS_FLAGS | CLONE_PIDFD | SIGCHLD, &pidfd);
+    pid = nf_clone(cfg->plan->namespaces | CLONE_PIDFD | SIGCHLD, &pidfd);
     if (pid < 0) {
         explain_clone(errno, err);
         goto fail_early;
@@ -455,7 +443,7 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
     r.sync.fd = sv[0];
     sv[0] = -1;
 
-    if (write_maps(pid, err) < 0) {
+    if (write_maps(cfg->plan, pid, err) < 0) {
         nf_err_prefix(err, "set up the user namespace");
         if (err->code == EPERM && ubuntu_userns)
             nf_err_hint(err, "kernel.apparmor_restrict_unprivileged_userns=1 leaves this user "
@@ -475,7 +463,7 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
     if (cfg->hooks.prepare) {
         struct sync_msg prepared = { .kind = SYNC_PREPARED };
 
-        if (cfg->hooks.prepare(cfg->hooks.user, cfg->shared, err) < 0)
+        if (cfg->hooks.prepare(cfg->hooks.user, &cfg->results, err) < 0)
             goto fail_child;
         if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
             nf_err_sys(err, "start the sandbox");

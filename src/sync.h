@@ -14,7 +14,7 @@ enum sync_kind {
     SYNC_ERROR,    /* init or command → parent: setup failed (code, text) */
     SYNC_FDS,      /* init or command → parent: fds for the host side (tag says which) */
     SYNC_READY,    /* command → parent: about to execve; carries the stage times */
-    SYNC_PREPARED, /* parent → init: placeholders and filters are in the shared memory */
+    SYNC_PREPARED, /* parent → init: placeholders made, per-op results written */
 };
 
 enum sync_tag {

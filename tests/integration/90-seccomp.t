@@ -44,7 +44,7 @@ nsf explain -- true
 like "$OUT" 'seccomp filter 1: write observer' "explain prints the observer filter"
 like "$OUT" 'if \(\$syscall == 467\)' "open_tree_attr (467) is in the program though libseccomp 2.5.4 does not name it"
 like "$OUT" 'action KILL_PROCESS' "a foreign architecture kills the process"
-pfc=$(printf '%s\n' "$OUT" | sed -n '/^seccomp filters/,/^command:/p' | sed '1d;$d')
+pfc=$(printf '%s\n' "$OUT" | sed -n '/^seccomp filters/,/^seccomp programs as loaded/p' | sed '1d;$d')
 golden="$NF_TOP/tests/golden/filters-$(uname -m).pfc"
 if [ -f "$golden" ]; then
     is "$pfc" "$(cat "$golden")" "the filters are exactly the golden PFC ($(basename "$golden"))"

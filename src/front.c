@@ -1,0 +1,175 @@
+#include "src/front.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/config.h"
+#include "src/env.h"
+#include "src/log.h"
+
+extern char **environ;
+
+static int load_config(const struct cli *cli, struct policy *pol, char *used, size_t usedsz,
+                       struct nf_err *err)
+{
+    char defaults[2][4096];
+    size_t n = cfg_default_paths(getenv("XDG_CONFIG_HOME"), pol->home, defaults);
+    bool loaded = false;
+
+    used[0] = '\0';
+    /* nsfence's own config files are protected from the command, existing
+     * or not: a command must not be able to write itself a looser policy
+     * for the next run. */
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+
+        if (pol_path_normalize(defaults[i], pol->cwd, pol->home, path, sizeof(path), err) < 0 ||
+            pol_strv_add(&pol->config_files, path, err) < 0)
+            return -1;
+    }
+    if (cli->config) {
+        char path[PATH_MAX];
+
+        if (pol_path_normalize(cli->config, pol->cwd, pol->home, path, sizeof(path), err) < 0)
+            return nf_err_prefix(err, "--config");
+        if (cfg_load(pol, path, true, &loaded, err) < 0)
+            return -1;
+        snprintf(used, usedsz, "%s", path);
+        if (!pol_strv_contains(&pol->config_files, path))
+            return pol_strv_add(&pol->config_files, path, err);
+        return 0;
+    }
+    for (size_t i = 0; i < pol->config_files.n && !loaded; i++) {
+        if (cfg_load(pol, pol->config_files.v[i], false, &loaded, err) < 0)
+            return -1;
+        if (loaded)
+            snprintf(used, usedsz, "%s", pol->config_files.v[i]);
+    }
+    return 0;
+}
+
+/* Where the user's git reads its global and system config, by its own
+ * rules (git-config(1), FILES) and wherever the environment points it now:
+ * the union, since the git run later may have another environment. */
+static int add_git_config_file(struct policy *pol, const char *fmt, const char *dir,
+                               struct nf_err *err)
+{
+    char raw[PATH_MAX * 2], path[PATH_MAX];
+
+    if (!dir || dir[0] != '/')
+        return 0;
+    snprintf(raw, sizeof(raw), fmt, dir);
+    if (pol_path_normalize(raw, "/", NULL, path, sizeof(path), err) < 0)
+        return -1;
+    if (pol_strv_contains(&pol->git_config_files, path))
+        return 0;
+    return pol_strv_add(&pol->git_config_files, path, err);
+}
+
+static int add_git_config_files(struct policy *pol, struct nf_err *err)
+{
+    if (add_git_config_file(pol, "%s", getenv("GIT_CONFIG_GLOBAL"), err) < 0 ||
+        add_git_config_file(pol, "%s", getenv("GIT_CONFIG_SYSTEM"), err) < 0 ||
+        add_git_config_file(pol, "%s/gitconfig", "/etc", err) < 0 ||
+        add_git_config_file(pol, "%s/git/config", getenv("XDG_CONFIG_HOME"), err) < 0 ||
+        add_git_config_file(pol, "%s/.config/git/config", pol->home, err) < 0 ||
+        add_git_config_file(pol, "%s/.gitconfig", pol->home, err) < 0)
+        return nf_err_prefix(err, "git config files");
+    return 0;
+}
+
+static int setup_network(const struct policy *pol, struct px_rules *rules, struct px_parent *parent,
+                         struct nf_err *err)
+{
+    const char *https = getenv("HTTPS_PROXY"), *http = getenv("HTTP_PROXY");
+    const char *no = getenv("NO_PROXY");
+    struct nf_err e = { 0 };
+
+    if (px_rules_build(pol, rules, err) < 0)
+        return -1;
+    if (!https || !*https)
+        https = getenv("https_proxy");
+    if (!http || !*http)
+        http = getenv("http_proxy");
+    if (!no || !*no)
+        no = getenv("no_proxy");
+    if (px_parent_choose(pol->parent_proxy, https, http, no, parent, &e) < 0) {
+        /* An unusable HTTP(S)_PROXY of our own: connections go direct (the
+         * rules still apply); a bad parent_proxy never loaded. */
+        log_warn("%s; connecting directly", e.msg);
+        memset(parent, 0, sizeof(*parent));
+    }
+    return 0;
+}
+
+/* The sandbox itself: every namespace, the caller's ids, lo and the proxy's
+ * endpoints, no capability, the filters last. */
+static int compile_plan(const struct cli *cli, struct front *f, struct nf_err *err)
+{
+    const struct policy *pol = &f->pol;
+    struct run_plan *p = &f->plan;
+    char self[PATH_MAX];
+    ssize_t selflen;
+
+    p->namespaces =
+        CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+    /* As root, files keep their real owners inside. */
+    p->idmap = getuid() == 0 ? RUN_IDMAP_MIRROR : RUN_IDMAP_SELF;
+    p->uid = getuid();
+    p->gid = getgid();
+    if (fs_plan_build(pol, &p->fs, err) < 0)
+        return -1;
+    p->loopback = true;
+    p->endpoints = pol->network_enabled;
+    p->http_port = pol->http_port;
+    p->socks_port = pol->socks_port;
+    p->argv = cli->argv;
+    /* Only the network's environment names nsfence itself (git over ssh). */
+    selflen = pol->network_enabled ? readlink("/proc/self/exe", self, sizeof(self) - 1) : -1;
+    self[selflen > 0 ? selflen : 0] = '\0';
+    if (env_build(environ, pol, selflen > 0 ? self : NULL, &p->envp, err) < 0)
+        return -1;
+    p->caps = 0;
+    f->filters.unix_block = !pol->allow_all_unix_sockets;
+    f->filters.observer = pol->monitor_enabled;
+    if (!f->filters.unix_block)
+        log_v("--allow-all-unix-sockets: no unix-socket, vsock or io_uring filter");
+    if (sc_build(&f->filters, &p->filters, err) < 0)
+        return -1;
+    p->new_session = pol->new_session;
+    p->die_with_parent = false;
+    p->pid1 = RUN_PID1_INIT;
+    p->keyring = true;
+    if (getrlimit(RLIMIT_NOFILE, &p->nofile) < 0)
+        p->nofile.rlim_cur = p->nofile.rlim_max = RLIM_INFINITY;
+    return 0;
+}
+
+int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
+{
+    char cwd[PATH_MAX];
+
+    memset(f, 0, sizeof(*f));
+    if (!getcwd(cwd, sizeof(cwd)))
+        return nf_err_sys(err, "getcwd");
+    if (pol_init(&f->pol, cwd, getenv("HOME"), err) < 0)
+        return -1;
+    if (load_config(cli, &f->pol, f->config_used, sizeof(f->config_used), err) < 0)
+        return -1;
+    if (cli_apply(cli, &f->pol, err) < 0 || add_git_config_files(&f->pol, err) < 0)
+        return -1;
+    if (f->pol.network_enabled && setup_network(&f->pol, &f->rules, &f->parent, err) < 0)
+        return -1;
+    return compile_plan(cli, f, err);
+}
+
+void front_free(struct front *f)
+{
+    run_plan_free(&f->plan);
+    px_rules_free(&f->rules);
+    pol_free(&f->pol);
+}

@@ -1,0 +1,28 @@
+/* nsfence's own front end: the built-in default, the INI config and the
+ * flags, compiled into one run plan, with what the host side serves beside
+ * the sandbox (the proxy's rules, the parent proxy). Reads argv's parse, the
+ * config files and the environment; the engine never does. */
+#pragma once
+
+#include <limits.h>
+
+#include "proxy/parent.h"
+#include "proxy/rules.h"
+#include "seccomp/filters.h"
+#include "src/cli.h"
+#include "src/err.h"
+#include "src/policy.h"
+#include "src/runplan.h"
+
+struct front {
+    struct policy pol;
+    char config_used[PATH_MAX]; /* "" when none */
+    struct px_rules rules;      /* when pol.network_enabled */
+    struct px_parent parent;
+    struct sc_options filters; /* what plan.filters were built from */
+    struct run_plan plan;
+};
+
+/* Everything a run or `explain` needs; changes nothing on the host. */
+int front_compile(const struct cli *cli, struct front *f, struct nf_err *err);
+void front_free(struct front *f);
