@@ -85,7 +85,7 @@ int fs_dev_populate(int devfd, struct nf_err *err)
     static const char *const links[][2] = {
         { "fd", "/proc/self/fd" },       { "stdin", "/proc/self/fd/0" },
         { "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
-        { "ptmx", "pts/ptmx" },
+        { "ptmx", "pts/ptmx" },          { "core", "/proc/kcore" },
     };
     /* A new devpts instance: the command's ptys are its own, and it cannot
      * open the caller's. */

@@ -4,17 +4,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/exec.h"
 #include "src/log.h"
 #include "src/syscalls.h"
 #include "src/util.h"
-
-#define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
-#define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
 #define exec fs_exec
 
@@ -23,14 +22,14 @@
  * GHSA-pxhw-h44j-8pfx). */
 #define DST_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
-static const char *rel(const char *path)
+const char *fs_rel(const char *path)
 {
     while (*path == '/')
         path++;
     return *path ? path : ".";
 }
 
-static int set_attr(int fd, unsigned attr, bool recursive, const char *what, struct nf_err *err)
+int fs_set_attr(int fd, unsigned attr, bool recursive, const char *what, struct nf_err *err)
 {
     struct mount_attr a = { .attr_set = attr };
 
@@ -46,7 +45,7 @@ static int make_mount_point(int root, const char *dst, bool leaf_is_file, struct
     char path[PATH_MAX];
     char *p;
 
-    snprintf(path, sizeof(path), "%s", rel(dst));
+    snprintf(path, sizeof(path), "%s", fs_rel(dst));
     for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
         *p = '\0';
         if (mkdirat(root, path, 0755) < 0 && errno != EEXIST)
@@ -69,20 +68,20 @@ static int make_mount_point(int root, const char *dst, bool leaf_is_file, struct
 static int open_dst(struct exec *x, const struct fs_op *op, bool leaf_is_file, bool nofollow,
                     struct nf_err *err)
 {
-    int fd = nf_openat2(x->root, rel(op->dst), O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
-                        DST_RESOLVE);
+    int fd = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+                        x->resolve);
 
     if (fd < 0 && errno == ENOENT && op->create) {
         if (make_mount_point(x->root, op->dst, leaf_is_file, err) < 0)
             return -1;
-        fd = nf_openat2(x->root, rel(op->dst), O_PATH | O_CLOEXEC, DST_RESOLVE);
+        fd = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_CLOEXEC, x->resolve);
     }
     if (fd < 0)
         return nf_err_sys(err, "%s %s: open mount point", fs_op_kind_name(op->kind), op->dst);
     return fd;
 }
 
-static int attach(int mnt, int dst, const struct fs_op *op, struct nf_err *err)
+int fs_attach(int mnt, int dst, const struct fs_op *op, struct nf_err *err)
 {
     if (nf_move_mount(mnt, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
         return nf_err_sys(err, "%s %s: move_mount", fs_op_kind_name(op->kind), op->dst);
@@ -123,22 +122,25 @@ static int do_bind(struct exec *x, const struct fs_op *op, unsigned attr, struct
 
     if (mnt < 0)
         return -1;
-    if (set_attr(mnt, attr, !link, op->src, err) < 0)
+    if (fs_set_attr(mnt, attr, !link, op->src, err) < 0)
         return -1;
     dst = open_dst(x, op, is_file(mnt), link, err);
     if (dst < 0)
         return -1;
-    return attach(mnt, dst, op, err);
+    return fs_attach(mnt, dst, op, err);
 }
 
-static int new_tmpfs(const char *mode, unsigned attr, struct nf_err *err)
+int fs_new_tmpfs(const char *mode, size_t size, unsigned attr, struct nf_err *err)
 {
     _cleanup_close_ int fs = nf_fsopen("tmpfs", FSOPEN_CLOEXEC);
+    char bytes[32];
     int mnt;
 
     if (fs < 0)
         return nf_err_sys(err, "fsopen tmpfs");
+    snprintf(bytes, sizeof(bytes), "%zu", size);
     if (nf_fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+        (size && nf_fsconfig(fs, FSCONFIG_SET_STRING, "size", bytes, 0) < 0) ||
         nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
         return nf_err_sys(err, "tmpfs");
     mnt = nf_fsmount(fs, FSMOUNT_CLOEXEC, attr);
@@ -150,7 +152,7 @@ static int new_tmpfs(const char *mode, unsigned attr, struct nf_err *err)
 static int do_tmpfs(struct exec *x, const struct fs_op *op, const char *mode, unsigned attr,
                     struct nf_err *err)
 {
-    _cleanup_close_ int mnt = new_tmpfs(mode, attr, err);
+    _cleanup_close_ int mnt = fs_new_tmpfs(mode, 0, attr, err);
     _cleanup_close_ int dst = -1;
 
     if (mnt < 0)
@@ -158,7 +160,7 @@ static int do_tmpfs(struct exec *x, const struct fs_op *op, const char *mode, un
     dst = open_dst(x, op, false, false, err);
     if (dst < 0)
         return -1;
-    return attach(mnt, dst, op, err);
+    return fs_attach(mnt, dst, op, err);
 }
 
 /* An empty read-only file over a denied file, or over a symlink (the
@@ -171,12 +173,12 @@ static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *e
 
     if (mnt < 0)
         return nf_err_sys(err, "open_tree empty file");
-    if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
+    if (fs_set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
         return -1;
     dst = open_dst(x, op, true, op->kind == FS_OP_MASK_LINK, err);
     if (dst < 0)
         return -1;
-    return attach(mnt, dst, op, err);
+    return fs_attach(mnt, dst, op, err);
 }
 
 static int do_remount_ro(struct exec *x, const struct fs_op *op, struct nf_err *err)
@@ -185,85 +187,111 @@ static int do_remount_ro(struct exec *x, const struct fs_op *op, struct nf_err *
 
     if (dst < 0)
         return -1;
-    return set_attr(dst, MOUNT_ATTR_RDONLY, false, op->dst, err);
+    return fs_set_attr(dst, MOUNT_ATTR_RDONLY, false, op->dst, err);
 }
 
 static int do_dev(struct exec *x, const struct fs_op *op, struct nf_err *err)
 {
-    _cleanup_close_ int mnt = new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+    _cleanup_close_ int mnt = fs_new_tmpfs("0755", 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
     _cleanup_close_ int dst = -1;
     _cleanup_close_ int dev = -1;
 
     if (mnt < 0)
         return -1;
     dst = open_dst(x, op, false, false, err);
-    if (dst < 0 || attach(mnt, dst, op, err) < 0)
+    if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
         return -1;
-    dev = nf_openat2(x->root, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, DST_RESOLVE);
+    dev = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_DIRECTORY | O_CLOEXEC, x->resolve);
     if (dev < 0)
-        return nf_err_sys(err, "open /dev");
+        return nf_err_sys(err, "open %s", op->dst);
     if (fs_dev_populate(dev, err) < 0)
         return -1;
     /* Nothing in /dev itself is the command's to change; /dev/shm and
      * /dev/pts are their own mounts and stay writable. */
-    return set_attr(dev, MOUNT_ATTR_RDONLY, false, "/dev", err);
+    if (op->flags & FS_F_RO)
+        return fs_set_attr(dev, MOUNT_ATTR_RDONLY, false, op->dst, err);
+    return 0;
 }
 
 /* /proc/keys and /proc/key-users list every key the caller's uid may view,
  * names and sizes included (its Kerberos and token caches), whatever
  * keyring the sandbox joined: an empty file over each. */
-static int mask_proc_keys(struct exec *x, struct nf_err *err)
+static int mask_proc_keys(struct exec *x, int procfd, struct nf_err *err)
 {
-    static const char *const hidden[] = { "proc/keys", "proc/key-users" };
+    static const char *const hidden[] = { "keys", "key-users" };
 
     for (size_t i = 0; i < NF_ARRAY_SIZE(hidden); i++) {
-        _cleanup_close_ int fd =
-            nf_openat2(x->root, hidden[i], O_PATH | O_CLOEXEC | O_NOFOLLOW, DST_RESOLVE);
+        _cleanup_close_ int fd = nf_openat2(procfd, hidden[i], O_PATH | O_CLOEXEC | O_NOFOLLOW,
+                                            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
         _cleanup_close_ int mnt = -1;
 
         if (fd < 0) {
             if (errno == ENOENT)
                 continue; /* a kernel without keys */
-            return nf_err_sys(err, "open /%s", hidden[i]);
+            return nf_err_sys(err, "open /proc/%s", hidden[i]);
         }
         mnt = nf_open_tree(x->scratch, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
         if (mnt < 0)
             return nf_err_sys(err, "open_tree empty file");
-        if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
+        if (fs_set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
             return -1;
         if (nf_move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-            return nf_err_sys(err, "mask /%s", hidden[i]);
+            return nf_err_sys(err, "mask /proc/%s", hidden[i]);
     }
     return 0;
 }
 
-static int do_proc(struct exec *x, const struct fs_op *op, int proc, struct nf_err *err)
+/* A new procfs (made in fs_exec_begin, while the host's was visible), or a
+ * bind of the host's where there is no PID namespace of our own; the parts
+ * that reach the kernel itself read-only. */
+static int do_proc(struct exec *x, const struct fs_op *op, struct nf_err *err)
 {
     static const char *const ro[] = { "sys", "sysrq-trigger", "irq", "bus" };
-    _cleanup_close_ int dst = open_dst(x, op, false, false, err);
+    _cleanup_close_ int host = -1;
+    _cleanup_close_ int dst = -1;
+    _cleanup_close_ int procfd = -1;
+    int mnt = x->proc;
 
-    if (dst < 0 || attach(proc, dst, op, err) < 0 || mask_proc_keys(x, err) < 0)
+    if (op->flags & FS_F_HOST) {
+        host = nf_open_tree(x->host_proc, "",
+                            AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (host < 0)
+            return nf_err_sys(err, "open_tree /proc");
+        mnt = host;
+    } else if (mnt < 0) {
+        return nf_err_set(err, EINVAL, "%s: only one new /proc per sandbox", op->dst);
+    }
+    dst = open_dst(x, op, false, false, err);
+    if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
+        return -1;
+    if (!(op->flags & FS_F_HOST)) {
+        close(x->proc);
+        x->proc = -1;
+    }
+    procfd = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_DIRECTORY | O_CLOEXEC, x->resolve);
+    if (procfd < 0)
+        return nf_err_sys(err, "open %s", op->dst);
+    if ((op->flags & FS_F_HIDE_KEYS) && mask_proc_keys(x, procfd, err) < 0)
         return -1;
     for (size_t i = 0; i < NF_ARRAY_SIZE(ro); i++) {
-        char path[32];
         _cleanup_close_ int fd = -1;
-        _cleanup_close_ int mnt = -1;
+        _cleanup_close_ int sub = -1;
 
-        snprintf(path, sizeof(path), "proc/%s", ro[i]);
-        fd = nf_openat2(x->root, path, O_PATH | O_CLOEXEC | O_NOFOLLOW, DST_RESOLVE);
+        fd = nf_openat2(procfd, ro[i], O_PATH | O_CLOEXEC | O_NOFOLLOW,
+                        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
         if (fd < 0) {
             if (errno == ENOENT)
                 continue;
-            return nf_err_sys(err, "open /%s", path);
+            return nf_err_sys(err, "open %s/%s", op->dst, ro[i]);
         }
-        mnt = nf_open_tree(fd, "",
+        sub = nf_open_tree(fd, "",
                            AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-        if (mnt < 0)
-            return nf_err_sys(err, "open_tree /%s", path);
-        if (set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, true, path, err) < 0)
+        if (sub < 0)
+            return nf_err_sys(err, "open_tree %s/%s", op->dst, ro[i]);
+        if (fs_set_attr(sub, ATTR_RO | MOUNT_ATTR_NOEXEC, true, ro[i], err) < 0)
             return -1;
-        if (nf_move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-            return nf_err_sys(err, "read-only /%s", path);
+        if (nf_move_mount(sub, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+            return nf_err_sys(err, "read-only %s/%s", op->dst, ro[i]);
     }
     return 0;
 }
@@ -294,7 +322,8 @@ static int new_proc(struct nf_err *err)
  * together with the old root. */
 static int setup_scratch(struct exec *x, struct nf_err *err)
 {
-    x->scratch = new_tmpfs("0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    x->scratch =
+        fs_new_tmpfs("0700", 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
     if (x->scratch < 0)
         return -1;
     if (mkdirat(x->scratch, "root", 0755) < 0)
@@ -320,7 +349,7 @@ static int setup_root(struct exec *x, struct nf_err *err)
     if (mnt < 0)
         return nf_err_sys(err, "open_tree /");
     /* Read-only, nosuid and nodev pushed into every submount at once. */
-    if (set_attr(mnt, ATTR_RO, true, "/", err) < 0)
+    if (fs_set_attr(mnt, ATTR_RO, true, "/", err) < 0)
         return -1;
     if (nf_move_mount(mnt, "", x->scratch, "root", MOVE_MOUNT_F_EMPTY_PATH) < 0)
         return nf_err_sys(err, "move_mount new root");
@@ -328,8 +357,33 @@ static int setup_root(struct exec *x, struct nf_err *err)
     return 0;
 }
 
-static int run_op(struct exec *x, const struct fs_op *op, int proc, struct nf_err *err)
+static int setup_newroot(struct exec *x, struct nf_err *err)
 {
+    _cleanup_close_ int mnt = fs_new_tmpfs("0755", 0, ATTR_RW, err);
+
+    if (mnt < 0)
+        return -1;
+    if (nf_move_mount(mnt, "", x->scratch, "root", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return nf_err_sys(err, "move_mount new root");
+    x->root = steal_fd(&mnt);
+    return 0;
+}
+
+int fs_reopen_root(struct exec *x, struct nf_err *err)
+{
+    int fd = openat(x->scratch, "root", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0)
+        return nf_err_sys(err, "open the new root");
+    close(x->root);
+    x->root = fd;
+    return 0;
+}
+
+static int run_op(struct exec *x, const struct fs_op *op, size_t index, struct nf_err *err)
+{
+    if (fs_op_is_caller(op->kind))
+        return fs_ops_run(x, op, index, err);
     switch (op->kind) {
     case FS_OP_ROOT:
         return setup_root(x, err);
@@ -352,12 +406,25 @@ static int run_op(struct exec *x, const struct fs_op *op, int proc, struct nf_er
     case FS_OP_DEV:
         return do_dev(x, op, err);
     case FS_OP_PROC:
-        return do_proc(x, op, proc, err);
+        return do_proc(x, op, err);
+    case FS_OP_NEWROOT:
+        return setup_newroot(x, err);
+    case FS_OP_BIND:
+    case FS_OP_BIND_FD:
+    case FS_OP_MKTMPFS:
+    case FS_OP_MQUEUE:
+    case FS_OP_MKDIR:
+    case FS_OP_MKFILE:
+    case FS_OP_BIND_DATA:
+    case FS_OP_SYMLINK:
+    case FS_OP_CHMOD:
+    case FS_OP_OVERLAY:
+        break;
     }
     return nf_err_set(err, EINVAL, "unknown mount operation");
 }
 
-static void exec_close(struct exec *x)
+static void exec_close(struct exec *x, size_t n_ops)
 {
     if (x->root >= 0)
         close(x->root);
@@ -365,7 +432,37 @@ static void exec_close(struct exec *x)
         close(x->scratch);
     if (x->proc >= 0)
         close(x->proc);
-    x->root = x->scratch = x->proc = -1;
+    if (x->host_proc >= 0)
+        close(x->host_proc);
+    for (size_t i = 0; x->src && i < n_ops; i++)
+        if (x->src[i] >= 0)
+            close(x->src[i]);
+    free(x->src);
+    x->src = NULL;
+    x->root = x->scratch = x->proc = x->host_proc = -1;
+    umask(x->umask);
+}
+
+/* What the plan's /proc ops need made or opened while the host's /proc is
+ * still visible. */
+static int open_procs(const struct fs_plan *plan, struct exec *x, struct nf_err *err)
+{
+    bool fresh = false, host = false;
+
+    for (size_t i = 0; i < plan->n; i++)
+        if (plan->ops[i].kind == FS_OP_PROC) {
+            if (plan->ops[i].flags & FS_F_HOST)
+                host = true;
+            else
+                fresh = true;
+        }
+    /* procfs must be created while the host's /proc is still visible
+     * (the kernel refuses a new proc where none is fully visible). */
+    if (fresh && (x->proc = new_proc(err)) < 0)
+        return -1;
+    if (host && (x->host_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return nf_err_sys(err, "open /proc");
+    return 0;
 }
 
 static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exec *x,
@@ -384,7 +481,7 @@ static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exe
             fs_op_format(op, line, sizeof(line));
             log_verbose("mount: %s", line);
         }
-        if (run_op(x, op, x->proc, err) < 0) {
+        if (run_op(x, op, x->next, err) < 0) {
             /* What the scan found below the top of a write root may vanish
              * before its mount (a build removing its directories): the scan
              * is a snapshot, and a name absent now is unprotected in any
@@ -406,7 +503,14 @@ static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exe
 
 int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err)
 {
-    *x = (struct exec){ .root = -1, .scratch = -1, .proc = -1 };
+    *x = (struct exec){ .root = -1,
+                        .scratch = -1,
+                        .proc = -1,
+                        .host_proc = -1,
+                        .resolve = plan->dst_follow ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
+                                                    : DST_RESOLVE,
+                        /* What the plan makes has exactly the modes it says. */
+                        .umask = umask(0) };
     /* Nothing we mount may propagate back to the host, and nothing the host
      * mounts later may appear unprotected inside. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -414,13 +518,12 @@ int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err
         if (err->code == EPERM || err->code == EACCES)
             nf_err_hint(err, "mounts are refused in this user namespace (a nested container, or an "
                              "AppArmor restriction); see `nsfence doctor`");
+        exec_close(x, plan->n);
         return -1;
     }
-    /* procfs must be created while the host's /proc is still visible
-     * (the kernel refuses a new proc where none is fully visible). */
-    x->proc = new_proc(err);
-    if (x->proc < 0 || setup_scratch(x, err) < 0 || run_until(plan, NULL, x, true, err) < 0) {
-        exec_close(x);
+    if (open_procs(plan, x, err) < 0 || fs_ops_open_sources(plan, x, err) < 0 ||
+        setup_scratch(x, err) < 0 || run_until(plan, NULL, x, true, err) < 0) {
+        exec_close(x, plan->n);
         return -1;
     }
     return 0;
@@ -431,7 +534,7 @@ int fs_exec_finish(const struct fs_plan *plan, const uint8_t *skip, struct exec 
 {
     int rc = -1;
 
-    if (run_until(plan, skip, x, false, err) < 0)
+    if (run_until(plan, skip, x, false, err) < 0 || fs_reopen_root(x, err) < 0)
         goto out;
     /* Pivot into the new root and detach the old one with the scratch
      * space: nothing inside can name them afterwards. */
@@ -452,7 +555,7 @@ int fs_exec_finish(const struct fs_plan *plan, const uint8_t *skip, struct exec 
 sys:
     nf_err_sys(err, "enter new root");
 out:
-    exec_close(x);
+    exec_close(x, plan->n);
     return rc;
 }
 

@@ -3,16 +3,21 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "fs/plan.h"
 #include "src/err.h"
 
 /* The executor's state between its two halves. */
 struct fs_exec {
-    int root;    /* the new root, attached under the scratch tmpfs */
-    int scratch; /* the scratch tmpfs: mount point for the root, the empty file */
-    int proc;    /* the new procfs, made while the host's /proc is visible */
-    size_t next; /* the first op not run yet */
+    int root;         /* the new root, attached under the scratch tmpfs */
+    int scratch;      /* the scratch tmpfs: mount point for the root, the empty file */
+    int proc;         /* the new procfs, made while the host's /proc is visible */
+    int host_proc;    /* the host's /proc, for a plan that binds it */
+    int *src;         /* per op: its bind source, opened before the scratch covers /proc */
+    uint64_t resolve; /* how destinations resolve (RESOLVE_*) */
+    mode_t umask;     /* the caller's, restored when done */
+    size_t next;      /* the first op not run yet */
 };
 
 /* First half: the ops that need nothing from the host side (the root, pins,

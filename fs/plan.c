@@ -132,8 +132,8 @@ static int rule_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int plan_add(struct fs_plan *p, enum fs_op_kind kind, const char *src, const char *dst,
-                    enum fs_placeholder ph, bool create, const char *why, struct nf_err *err)
+struct fs_op *fs_plan_push(struct fs_plan *p, enum fs_op_kind kind, const char *src,
+                           const char *dst, const char *why, struct nf_err *err)
 {
     struct fs_op *op;
 
@@ -141,21 +141,35 @@ static int plan_add(struct fs_plan *p, enum fs_op_kind kind, const char *src, co
         size_t cap = p->cap ? p->cap * 2 : 32;
         struct fs_op *v = realloc(p->ops, cap * sizeof(*v));
 
-        if (!v)
-            return nf_err_sys(err, "out of memory");
+        if (!v) {
+            nf_err_sys(err, "out of memory");
+            return NULL;
+        }
         p->ops = v;
         p->cap = cap;
     }
     op = &p->ops[p->n];
-    *op = (struct fs_op){ .kind = kind, .ph = ph, .create = create, .why = why };
-    if ((src && !(op->src = strdup(src))) || (dst && !(op->dst = strdup(dst))))
-        goto oom;
+    *op = (struct fs_op){ .kind = kind, .why = why, .fd = -1 };
+    if ((src && !(op->src = strdup(src))) || (dst && !(op->dst = strdup(dst)))) {
+        free(op->src);
+        free(op->dst);
+        nf_err_sys(err, "out of memory");
+        return NULL;
+    }
     p->n++;
+    return op;
+}
+
+static int plan_add(struct fs_plan *p, enum fs_op_kind kind, const char *src, const char *dst,
+                    enum fs_placeholder ph, bool create, const char *why, struct nf_err *err)
+{
+    struct fs_op *op = fs_plan_push(p, kind, src, dst, why, err);
+
+    if (!op)
+        return -1;
+    op->ph = ph;
+    op->create = create;
     return 0;
-oom:
-    free(op->src);
-    free(op->dst);
-    return nf_err_sys(err, "out of memory");
 }
 
 static int strs_add(char ***v, size_t *n, const char *s, struct nf_err *err)
@@ -1224,9 +1238,16 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
 
 static int add_pseudo(struct fs_plan *plan, struct nf_err *err)
 {
-    if (plan_add(plan, FS_OP_DEV, NULL, "/dev", FS_PH_NONE, false, "minimal /dev", err) < 0 ||
-        plan_add(plan, FS_OP_PROC, NULL, "/proc", FS_PH_NONE, false, "sandbox /proc", err) < 0)
+    struct fs_op *dev = fs_plan_push(plan, FS_OP_DEV, NULL, "/dev", "minimal /dev", err);
+    struct fs_op *proc;
+
+    if (!dev)
         return -1;
+    dev->flags = FS_F_RO;
+    proc = fs_plan_push(plan, FS_OP_PROC, NULL, "/proc", "sandbox /proc", err);
+    if (!proc)
+        return -1;
+    proc->flags = FS_F_HIDE_KEYS;
     return 0;
 }
 
@@ -1313,9 +1334,17 @@ out:
 void fs_plan_free(struct fs_plan *plan)
 {
     for (size_t i = 0; i < plan->n; i++) {
-        free(plan->ops[i].src);
-        free(plan->ops[i].dst);
-        free(plan->ops[i].anchor);
+        struct fs_op *op = &plan->ops[i];
+
+        free(op->src);
+        free(op->dst);
+        free(op->anchor);
+        free(op->data);
+        for (size_t k = 0; k < op->n_lower; k++)
+            free(op->lower[k]);
+        free(op->lower);
+        free(op->upper);
+        free(op->work);
     }
     for (size_t i = 0; i < plan->n_stale; i++) {
         free(plan->stale[i].anchor);
@@ -1363,6 +1392,28 @@ const char *fs_op_kind_name(enum fs_op_kind kind)
         return "dev";
     case FS_OP_PROC:
         return "proc";
+    case FS_OP_NEWROOT:
+        return "root-tmpfs";
+    case FS_OP_BIND:
+        return "bind";
+    case FS_OP_BIND_FD:
+        return "bind-fd";
+    case FS_OP_MKTMPFS:
+        return "tmpfs";
+    case FS_OP_MQUEUE:
+        return "mqueue";
+    case FS_OP_MKDIR:
+        return "dir";
+    case FS_OP_MKFILE:
+        return "file";
+    case FS_OP_BIND_DATA:
+        return "bind-data";
+    case FS_OP_SYMLINK:
+        return "symlink";
+    case FS_OP_CHMOD:
+        return "chmod";
+    case FS_OP_OVERLAY:
+        return "overlay";
     }
     return "?";
 }

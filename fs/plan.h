@@ -23,9 +23,31 @@ enum fs_op_kind {
                          an empty read-only file over the symlink itself, so nothing
                          is reachable through it and it cannot be replaced */
     FS_OP_REMOUNT_RO, /* a mask's tmpfs made read-only once its carve-outs exist */
-    FS_OP_DEV,        /* a minimal /dev */
-    FS_OP_PROC,       /* a fresh /proc of the sandbox's PID namespace */
+    FS_OP_DEV,        /* a minimal /dev (FS_F_RO: itself read-only) */
+    FS_OP_PROC,       /* a fresh /proc of the sandbox's PID namespace (FS_F_HOST:
+                         the host's, where there is none) */
+
+    /* What a caller describes op by op (bubblewrap's command line): */
+    FS_OP_NEWROOT,   /* an empty tmpfs as the new root, instead of the host's */
+    FS_OP_BIND,      /* src onto dst, recursive, nosuid; FS_F_RO, FS_F_DEV, FS_F_TRY */
+    FS_OP_BIND_FD,   /* what fd refers to onto dst; FS_F_RO */
+    FS_OP_MKTMPFS,   /* a tmpfs (perms, size) */
+    FS_OP_MQUEUE,    /* a POSIX message queue file system */
+    FS_OP_MKDIR,     /* a directory (perms); an existing one is left as it is */
+    FS_OP_MKFILE,    /* a new file holding data (perms) */
+    FS_OP_BIND_DATA, /* data in a file of its own, bound onto dst; FS_F_RO */
+    FS_OP_SYMLINK,   /* dst, a symlink to src (an identical one may exist) */
+    FS_OP_CHMOD,     /* perms onto an existing dst */
+    FS_OP_OVERLAY,   /* overlayfs of lower over upper/work; no upper: read-only;
+                        FS_F_TMP: a tmpfs upper */
 };
+
+#define FS_F_RO        0x1u  /* read-only */
+#define FS_F_DEV       0x2u  /* device nodes work there (no nodev) */
+#define FS_F_TRY       0x4u  /* a missing source skips the op */
+#define FS_F_HOST      0x8u  /* /proc: a bind of the host's */
+#define FS_F_TMP       0x10u /* overlay: its upper layer on a tmpfs */
+#define FS_F_HIDE_KEYS 0x20u /* /proc: keys and key-users masked */
 
 /* A protected path that does not exist yet: the host side creates an empty
  * placeholder before the sandbox starts (so the bind has a mount point) and
@@ -48,6 +70,18 @@ struct fs_op {
     bool optional;          /* found by the scan: skipped if it vanishes before its mount */
     char *anchor;           /* the write root it lies in (placeholders, protections) */
     const char *why;        /* the rule that asked for it */
+
+    /* The caller-described kinds' parameters. */
+    unsigned flags; /* FS_F_* */
+    unsigned perms; /* mode of what is made (mkdir, mkfile, bind-data, tmpfs, chmod) */
+    bool has_perms; /* perms given; otherwise each kind's default */
+    size_t size;    /* tmpfs size in bytes, 0: the kernel's default */
+    int fd;         /* bind-fd: the descriptor, open in the caller */
+    char *data;     /* mkfile, bind-data: the content */
+    size_t len;
+    char **lower; /* overlay: lower layers, the lowest first */
+    size_t n_lower;
+    char *upper, *work; /* overlay: its upper and work directories (host paths) */
 };
 
 /* A temporary a killed run left at the top of a write root. */
@@ -60,6 +94,9 @@ struct fs_plan {
     struct fs_op *ops;
     size_t n;
     size_t cap;
+    /* Destinations follow symlinks, without leaving the new root (the
+     * caller's plan, as bubblewrap's are); otherwise no symlink at all. */
+    bool dst_follow;
     char *cwd; /* the command's working directory */
     /* Write roots as the observer sees them (effective, resolved). */
     char **write_roots;
@@ -81,6 +118,11 @@ struct fs_plan {
  * readdir) but changes nothing on it. */
 int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err *err);
 void fs_plan_free(struct fs_plan *plan);
+
+/* Append one op (src, dst copied; the rest zero, fd -1) for the caller to
+ * fill in; NULL with err set when out of memory. */
+struct fs_op *fs_plan_push(struct fs_plan *p, enum fs_op_kind kind, const char *src,
+                           const char *dst, const char *why, struct nf_err *err);
 
 const char *fs_op_kind_name(enum fs_op_kind kind);
 

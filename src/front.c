@@ -154,6 +154,7 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
     char cwd[PATH_MAX];
 
     memset(f, 0, sizeof(*f));
+    run_plan_init(&f->plan);
     if (!getcwd(cwd, sizeof(cwd)))
         return nf_err_sys(err, "getcwd");
     if (pol_init(&f->pol, cwd, getenv("HOME"), err) < 0)

@@ -107,7 +107,7 @@ static void raise_nofile(void)
 int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *err)
 {
     const struct policy *pol = &f->pol;
-    struct spawn_config sc = { .plan = &f->plan, .init_pidfd = -1 };
+    struct spawn_config sc = { .plan = &f->plan, .init_pidfd = -1, .proc_fd = -1 };
     struct ev_loop loop = { .epfd = -1 };
     struct vio_list vio = { .log_fd = -1 };
     struct pol_strv git_watch = { 0 };

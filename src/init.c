@@ -1,6 +1,8 @@
 #include "src/init.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +37,47 @@ static int close_all_but(int a, int b)
     return nf_close_range((unsigned)hi + 1, ~0U, 0);
 }
 
+/* Read locks on the plan's lock files, held while init lives (and released
+ * by the kernel when it exits). */
+static int hold_locks(const struct run_plan *plan, struct nf_err *err)
+{
+    for (size_t i = 0; i < plan->n_lock_files; i++) {
+        struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+        int fd = open(plan->lock_files[i], O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+            return nf_err_sys(err, "Unable to open lock file %s", plan->lock_files[i]);
+        if (fcntl(fd, F_SETLK, &lock) < 0)
+            return nf_err_sys(err, "Unable to lock file %s", plan->lock_files[i]);
+    }
+    return 0;
+}
+
+/* The command's own user namespace below the sandbox's, whose limit init
+ * set to one: it can make no further one (bubblewrap's --disable-userns).
+ * Its ids map to themselves. */
+static int nest_userns(const struct spawn_config *cfg, struct nf_err *err)
+{
+    static const char *const maps[] = { "self/uid_map", "self/gid_map" };
+    unsigned ids[2] = { getuid(), getgid() };
+
+    if (unshare(CLONE_NEWUSER) < 0)
+        return nf_err_sys(err, "Creating new namespace failed");
+    for (size_t i = 0; i < 2; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof(line), "%u %u 1\n", ids[i], ids[i]);
+        int fd = openat(cfg->proc_fd, maps[i], O_WRONLY | O_CLOEXEC);
+
+        if (fd < 0 || write(fd, line, (size_t)n) != n) {
+            if (fd >= 0)
+                close(fd);
+            return nf_err_sys(err, "write %s", maps[i]);
+        }
+        close(fd);
+    }
+    return 0;
+}
+
 static void noop(int sig)
 {
     (void)sig;
@@ -47,6 +90,7 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     const struct sc_set *filters = &plan->filters;
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
+    const char *file;
     int code;
 
     /* The command starts with the dispositions and mask nsfence was given
@@ -57,13 +101,26 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         nf_err_sys(&err, "setsid");
         sync_fail(sync, &err);
     }
+    if (plan->pid1 == RUN_PID1_INIT && plan->sync_fd >= 0)
+        close(plan->sync_fd); /* init's to hold, not the command's */
     if (chdir(plan->fs.cwd) < 0) {
         nf_err_sys(&err, "working directory %s is not reachable in the sandbox", plan->fs.cwd);
-        nf_err_hint(&err, "is it under a deny_read path?");
+        if (plan->style == RUN_STYLE_NSFENCE)
+            nf_err_hint(&err, "is it under a deny_read path?");
         sync_fail(sync, &err);
     }
-    if (caps_set(plan->caps, &err) < 0)
+    if (plan->userns2_fd >= 0 && setns(plan->userns2_fd, CLONE_NEWUSER) < 0) {
+        nf_err_sys(&err, "Can't switch to the user namespace given by --userns2");
         sync_fail(sync, &err);
+    }
+    if (plan->disable_userns && nest_userns(cfg, &err) < 0)
+        sync_fail(sync, &err);
+    if (!plan->caps_untouched && caps_set(plan->caps, &err) < 0)
+        sync_fail(sync, &err);
+    if ((plan->disable_userns || plan->assert_userns_disabled) && unshare(CLONE_NEWUSER) == 0) {
+        nf_err_set(&err, EPERM, "creation of new user namespaces was not disabled as requested");
+        sync_fail(sync, &err);
+    }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
         sync_fail(sync, &err);
@@ -87,6 +144,13 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         }
     }
     cfg->times[STAGE_FILTERS] = sync_now_us();
+    if (plan->block_fd >= 0) {
+        char byte;
+
+        while (read(plan->block_fd, &byte, 1) < 0 && errno == EINTR)
+            ;
+        close(plan->block_fd);
+    }
     cfg->times[STAGE_EXEC] = sync_now_us();
     memcpy(ready.times, cfg->times, sizeof(uint64_t) * STAGE_COUNT);
     if (sync_send(sync, &ready, NULL, 0) < 0)
@@ -96,10 +160,21 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     /* The host side raised its descriptor limit for the proxy; the command
      * gets the caller's. */
     (void)setrlimit(RLIMIT_NOFILE, &plan->nofile);
-    execvpe(plan->argv[0], plan->argv, plan->envp);
+    file = plan->file ? plan->file : plan->argv[0];
+    execvpe(file, plan->argv, plan->envp);
     code = errno;
-    fprintf(stderr, "nsfence: %s: %s\n", plan->argv[0],
-            code == ENOENT && !strchr(plan->argv[0], '/') ? "command not found" : strerror(code));
+    {
+        /* The host side hears that no command ran. */
+        struct sync_msg failed = { .kind = SYNC_EXEC_FAILED, .code = code };
+
+        (void)sync_send(sync, &failed, NULL, 0);
+    }
+    if (plan->style == RUN_STYLE_BWRAP) {
+        fprintf(stderr, "bwrap: execvp %s: %s\n", file, strerror(code));
+        _exit(1);
+    }
+    fprintf(stderr, "nsfence: %s: %s\n", file,
+            code == ENOENT && !strchr(file, '/') ? "command not found" : strerror(code));
     _exit(code == ENOENT ? 127 : 126);
 }
 
@@ -167,10 +242,31 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
      * socket is then closed. */
     if (recv(sync, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
         _exit(125);
-    /* Inherited descriptors (locks, the event loop) are not ours to keep. */
-    if (close_all_but(sync, status_fd) < 0) {
+    /* Inherited descriptors (locks, the event loop) are not ours to keep,
+     * unless the plan hands the caller's to the command. */
+    if (!plan->keep_fds && close_all_but(sync, status_fd) < 0) {
         nf_err_sys(&err, "close_range");
         sync_fail(sync, &err);
+    }
+    if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0) {
+        nf_err_sys(&err, "sethostname");
+        sync_fail(sync, &err);
+    }
+    if (plan->disable_userns) {
+        /* Below this one the sandbox may make one more user namespace: the
+         * command's own, which it then cannot raise the limit from. */
+        int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+
+        if (fd < 0 || write(fd, "1", 1) != 1) {
+            nf_err_sys(&err, "sysctl user.max_user_namespaces");
+            sync_fail(sync, &err);
+        }
+        close(fd);
+        cfg->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (cfg->proc_fd < 0) {
+            nf_err_sys(&err, "open /proc");
+            sync_fail(sync, &err);
+        }
     }
     /* The fixed part of the root, lo and the endpoints while the host side
      * makes the placeholders. */
@@ -211,6 +307,15 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     if (fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_MOUNTED] = sync_now_us();
+    if (hold_locks(plan, &err) < 0)
+        sync_fail(sync, &err);
+    if (plan->pid1 == RUN_PID1_COMMAND) {
+        /* Nothing between the command and the host side: it is what was
+         * cloned, and keeps the dispositions it was given. */
+        for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++)
+            (void)sigaction(init_signals[i], NULL, &saved[i]);
+        command_main(cfg, sync, saved);
+    }
 
     /* Not dumpable: the command (same uid) cannot ptrace init or open its
      * /proc/1/mem. */

@@ -18,19 +18,34 @@
 enum run_idmap {
     RUN_IDMAP_MIRROR, /* every id the caller sees maps to itself (a root caller) */
     RUN_IDMAP_SELF,   /* the caller's own uid and gid, one each, as uid and gid */
+    RUN_IDMAP_NONE,   /* none written: no new user namespace, or the caller maps it */
 };
 
-/* Who is PID 1 of the new PID namespace. */
+/* What the process cloned into the namespaces becomes. */
 enum run_pid1 {
-    RUN_PID1_INIT, /* the engine's init: reaps, forwards signals, relays the status */
+    RUN_PID1_INIT,    /* the engine's init: reaps, forwards signals, relays the status */
+    RUN_PID1_COMMAND, /* the command itself, nothing between it and the host side */
+};
+
+/* Whose conventions the engine's own messages follow. */
+enum run_style {
+    RUN_STYLE_NSFENCE, /* "nsfence: CMD: command not found", 127 or 126 */
+    RUN_STYLE_BWRAP,   /* "bwrap: execvp CMD: ...", 1 */
 };
 
 struct run_plan {
-    /* Namespaces: CLONE_NEW* flags for clone. */
+    /* Namespaces: CLONE_NEW* flags for clone; descriptors of existing ones
+     * to join first (-1: none). */
     unsigned long namespaces;
+    int userns_fd;       /* joined by the host side before clone */
+    int pidns_fd;        /* the PID namespace the sandbox's is made in (or joins) */
+    int userns2_fd;      /* joined by the command after the setup */
+    bool disable_userns; /* the command cannot make user namespaces */
+    bool assert_userns_disabled;
     enum run_idmap idmap;
     uid_t uid; /* inside (RUN_IDMAP_SELF) */
     gid_t gid;
+    char *hostname; /* NULL: unchanged */
 
     /* The ordered filesystem operations and the command's working directory
      * (fs.cwd). */
@@ -46,7 +61,9 @@ struct run_plan {
      * plan owns everything but argv, which the front end lends it. */
     char **argv;
     char **envp;           /* the command's whole environment */
+    char *file;            /* what execvp searches; NULL: argv[0] */
     uint64_t caps;         /* capabilities the command keeps (bit N: capability N) */
+    bool caps_untouched;   /* the caller's, as they are (bubblewrap run as root) */
     struct sc_set filters; /* loaded in this order, last thing before execve */
     bool new_session;      /* setsid() */
     bool die_with_parent;  /* the host side dies with its parent (the sandbox dies
@@ -54,6 +71,12 @@ struct run_plan {
     enum run_pid1 pid1;
     bool keyring;         /* join a fresh session keyring (none of the caller's keys) */
     struct rlimit nofile; /* RLIMIT_NOFILE for the command */
+    bool keep_fds;        /* the caller's open descriptors stay open for the command */
+    int block_fd;         /* -1, or the command waits for a byte on it before execve */
+    int sync_fd;          /* -1, or init keeps it open while the sandbox lives */
+    char **lock_files;    /* init holds a read lock on each (paths inside) */
+    size_t n_lock_files;
+    enum run_style style;
 };
 
 /* Per-operation results, written by the host side while init builds the
@@ -64,4 +87,6 @@ struct run_results {
     size_t n;
 };
 
+/* Every field at its neutral value: no namespace to join, no fd. */
+void run_plan_init(struct run_plan *p);
 void run_plan_free(struct run_plan *p);

@@ -258,6 +258,9 @@ static void on_sync(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
             if (r->cfg->hooks.on_running)
                 r->cfg->hooks.on_running(r->cfg->hooks.user);
             break;
+        case SYNC_EXEC_FAILED:
+            r->cfg->exec_failed = true;
+            break;
         case SYNC_GO:
         case SYNC_PREPARED:
             for (size_t i = 0; i < nfds; i++)
@@ -424,6 +427,15 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
         goto fail_early;
     }
 
+    /* Namespaces the caller handed us: the sandbox is made in them. */
+    if (cfg->plan->userns_fd >= 0 && setns(cfg->plan->userns_fd, CLONE_NEWUSER) < 0) {
+        nf_err_sys(err, "setns(userns)");
+        goto fail_early;
+    }
+    if (cfg->plan->pidns_fd >= 0 && setns(cfg->plan->pidns_fd, CLONE_NEWPID) < 0) {
+        nf_err_sys(err, "setns(pidns)");
+        goto fail_early;
+    }
     pid = nf_clone(cfg->plan->namespaces | CLONE_PIDFD | SIGCHLD, &pidfd);
     if (pid < 0) {
         explain_clone(errno, err);
@@ -443,7 +455,9 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
     r.sync.fd = sv[0];
     sv[0] = -1;
 
-    if (write_maps(cfg->plan, pid, err) < 0) {
+    if (cfg->hooks.cloned && cfg->hooks.cloned(cfg->hooks.user, pid, err) < 0)
+        goto fail_child;
+    if (cfg->plan->idmap != RUN_IDMAP_NONE && write_maps(cfg->plan, pid, err) < 0) {
         nf_err_prefix(err, "set up the user namespace");
         if (err->code == EPERM && ubuntu_userns)
             nf_err_hint(err, "kernel.apparmor_restrict_unprivileged_userns=1 leaves this user "

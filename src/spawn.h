@@ -31,6 +31,9 @@ enum spawn_stage {
 };
 
 struct spawn_hooks {
+    /* Right after clone, before the id maps: pid is the cloned process as
+     * the host side sees it. */
+    int (*cloned)(void *user, pid_t pid, struct nf_err *err);
     /* Runs on the host side right after init is let go, while init builds
      * the fixed part of the root: fills in the per-operation results. */
     int (*prepare)(void *user, struct run_results *res, struct nf_err *err);
@@ -48,6 +51,8 @@ struct spawn_config {
     struct spawn_hooks hooks;
     struct run_results results;  /* in memory shared with init until the command runs */
     int init_pidfd;              /* after spawn_run: init, to reap (-1 if none) */
+    int proc_fd;                 /* inside: a /proc from before the pivot (-1) */
+    bool exec_failed;            /* the command's execve failed: no command ran */
     uint64_t times[STAGE_COUNT]; /* filled in as stages complete */
 };
 

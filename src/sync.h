@@ -10,11 +10,12 @@
 #include "src/err.h"
 
 enum sync_kind {
-    SYNC_GO = 1,   /* parent → init: id maps written, set up */
-    SYNC_ERROR,    /* init or command → parent: setup failed (code, text) */
-    SYNC_FDS,      /* init or command → parent: fds for the host side (tag says which) */
-    SYNC_READY,    /* command → parent: about to execve; carries the stage times */
-    SYNC_PREPARED, /* parent → init: placeholders made, per-op results written */
+    SYNC_GO = 1,      /* parent → init: id maps written, set up */
+    SYNC_ERROR,       /* init or command → parent: setup failed (code, text) */
+    SYNC_FDS,         /* init or command → parent: fds for the host side (tag says which) */
+    SYNC_READY,       /* command → parent: about to execve; carries the stage times */
+    SYNC_PREPARED,    /* parent → init: placeholders made, per-op results written */
+    SYNC_EXEC_FAILED, /* command → parent: execve failed (code) */
 };
 
 enum sync_tag {

@@ -1,0 +1,28 @@
+/* Inside fs/: what the executor's two files (mount.c, the host-policy
+ * kinds and the sequence; ops.c, the caller-described kinds) share. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "fs/mount.h"
+#include "fs/plan.h"
+#include "src/err.h"
+
+#define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+
+/* dst without its leading slashes; "." for the root itself. */
+const char *fs_rel(const char *path);
+int fs_set_attr(int fd, unsigned attr, bool recursive, const char *what, struct nf_err *err);
+int fs_new_tmpfs(const char *mode, size_t size, unsigned attr, struct nf_err *err);
+/* Move the detached mount mnt onto the mount point dst (an O_PATH fd). */
+int fs_attach(int mnt, int dst, const struct fs_op *op, struct nf_err *err);
+
+/* x->root again, as the topmost mount at the new root's place. */
+int fs_reopen_root(struct fs_exec *x, struct nf_err *err);
+
+/* The caller-described kinds (fs/ops.c). */
+bool fs_op_is_caller(enum fs_op_kind kind);
+/* Before the scratch space covers /proc: open what the plan's binds read. */
+int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
+int fs_ops_run(struct fs_exec *x, const struct fs_op *op, size_t index, struct nf_err *err);
