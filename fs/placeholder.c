@@ -204,14 +204,27 @@ static int create_complete(struct making *m, struct nf_err *err)
             return -EINVAL;
         return nf_err_sys(err, "placeholder %s: create %s", m->rel, tmp);
     }
-    /* Shared from birth: a cleaner or a finishing run needs it exclusive. */
-    if (flock(fd, LOCK_SH | LOCK_NB) < 0 || !still_linked(m->root, tmp, fd))
+    /* Exclusive until it is marked: a directory is opened by name after its
+     * mkdir, and a cleaner may have removed ours and another run made the
+     * name again meanwhile. Two runs must not both take one temporary for
+     * their own: one would rename it into place, the other find it gone.
+     * Held by someone else: a creator about to rename it, or a cleaner. */
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+        return -EBUSY;
+    if (!still_linked(m->root, tmp, fd))
         return -EAGAIN;
     if (mark(fd, m->kind == FS_PH_DOTFILE) < 0) {
         nf_err_sys(err, "placeholder %s: mark", m->rel);
         (void)unlinkat(m->root, tmp, m->kind == FS_PH_DIR ? AT_REMOVEDIR : 0);
         return HOLD_ERROR;
     }
+    /* Shared before it is in place, as every holder's: a cleaner or a
+     * finishing run needs it exclusive. Not atomic: whoever took it in
+     * between has it now. */
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+        return -EBUSY;
+    if (!still_linked(m->root, tmp, fd))
+        return -EAGAIN;
     if (renameat2(m->root, tmp, m->parent, m->name, RENAME_NOREPLACE) == 0)
         return steal_fd(&fd);
     {

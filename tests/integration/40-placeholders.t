@@ -48,8 +48,12 @@ is "$(listing "$w")" "" "when both are done nothing is left"
 # Many runs at once, all ending at different times. Each marks that it has
 # started and holds until all six have (30 s at most), so that they certainly
 # overlap; then each, at its own time, tries the protected name and ends, the
-# later ones after the earlier ones have ended and cleaned up.
+# later ones after the earlier ones have ended and cleaned up. Each run's
+# stderr and exit status are kept outside the directory and shown when a
+# check fails: a run that could not start is why the others saw five.
+nf_tmpdir runs
 mkdir barrier
+pids=()
 for i in 1 2 3 4 5 6; do
     "$NSFENCE" -- sh -c '
         : > barrier/started-$1
@@ -62,13 +66,31 @@ for i in 1 2 3 4 5 6; do
         echo "$n" > barrier/saw-$1
         sleep 0.$1
         if echo evil > .mcp.json; then echo written; else echo refused; fi > barrier/wrote-$1
-    ' sh "$i" 2>/dev/null &
+    ' sh "$i" 2>"$runs/stderr-$i" &
+    pids+=($!)
 done
-wait
-is "$(cat barrier/saw-* 2>/dev/null | tr '\n' ' ')" "6 6 6 6 6 6 " \
-    "six runs were all running at once (each saw all six started)"
-is "$(cat barrier/wrote-* 2>/dev/null | tr '\n' ' ')" "refused refused refused refused refused refused " \
-    "each run, ending at its own time, was refused the protected name"
+for i in 1 2 3 4 5 6; do
+    rc=0
+    wait "${pids[$((i - 1))]}" || rc=$?
+    echo "$rc" > "$runs/rc-$i"
+done
+runs_diag() {
+    local i
+    for i in 1 2 3 4 5 6; do
+        diag "run $i: exit $(cat "$runs/rc-$i" 2>/dev/null), saw $(cat "barrier/saw-$i" 2>/dev/null || echo -), wrote $(cat "barrier/wrote-$i" 2>/dev/null || echo -)"
+        if [ "$(cat "$runs/rc-$i" 2>/dev/null)" != 0 ] || [ ! -e "barrier/wrote-$i" ]; then
+            diag "run $i stderr: $(tail -c 600 "$runs/stderr-$i" 2>/dev/null)"
+        fi
+    done
+    return 0
+}
+ERR="" # not an earlier run's: each run's own is said below
+got_saw=$(cat barrier/saw-* 2>/dev/null | tr '\n' ' ')
+got_wrote=$(cat barrier/wrote-* 2>/dev/null | tr '\n' ' ')
+want_wrote="refused refused refused refused refused refused "
+is "$got_saw" "6 6 6 6 6 6 " "six runs were all running at once (each saw all six started)"
+is "$got_wrote" "$want_wrote" "each run, ending at its own time, was refused the protected name"
+[ "$got_saw" = "6 6 6 6 6 6 " ] && [ "$got_wrote" = "$want_wrote" ] || runs_diag
 ok $([ ! -s .mcp.json ] && echo 0 || echo 1) "six overlapping runs never unmask each other"
 rm -r barrier
 is "$(listing "$w")" "" "and leave nothing behind"
