@@ -237,7 +237,17 @@ static int create_complete(struct making *m, struct nf_err *err)
          * not rename into: make it in place, where that directory decides. */
         if (e == EINVAL || e == EXDEV || e == EACCES || e == EPERM || e == EROFS)
             return -EINVAL;
-        if (e == ENOENT || e == ENOTDIR)
+        if (e == ENOENT) {
+            struct stat st;
+
+            /* Our temporary went (another run took the same name for its
+             * own in a window of its own): try again. Or the directory it
+             * was going to went. */
+            if (fstat(m->parent, &st) == 0 && st.st_nlink > 0)
+                return -EAGAIN;
+            return HOLD_GONE;
+        }
+        if (e == ENOTDIR)
             return HOLD_GONE;
         errno = e;
         return nf_err_sys(err, "placeholder %s: rename into place", m->rel);
