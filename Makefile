@@ -157,13 +157,46 @@ check-format:
 demo: nsfence
 	./tests/demo ./nsfence
 
+# Debian packages. The second line is for the srt and bwrap front ends' tests:
+# srt 0.0.83 runs socat and rg; bubblewrap's own suite uses capsh/getpcaps,
+# strace, findmnt/unshare, /usr/bin/python3 with the seccomp module (and TAP
+# output with python3-tap), and prove (perl); JSON settings use jansson.
 DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libnl-route-3-dev libinih-dev \
                libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
-               busybox-static openssl python3 clang-format keyutils
+               busybox-static openssl python3 clang-format keyutils \
+               libjansson-dev socat ripgrep libcap2-bin strace python3-seccomp python3-tap perl
+# Node.js and npm come only from Debian when the machine has none: the machine
+# image ships NodeSource's nodejs (which conflicts with Debian's npm).
+DEB_NODE     = nodejs npm
 
+# srt (npm @anthropic-ai/sandbox-runtime), pinned, installed into the
+# project-local, gitignored $(SRT_DIR); its CLI is $(SRT_BIN).
+SRT_VERSION ?= 0.0.83
+SRT_DIR     ?= .deps/srt
+SRT_PKG      = $(SRT_DIR)/node_modules/@anthropic-ai/sandbox-runtime/package.json
+SRT_BIN      = $(SRT_DIR)/node_modules/.bin/srt
+
+# Idempotent: apt-get runs only for packages that are missing, npm only when
+# the pinned srt is not already in $(SRT_DIR).
 deps:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	@have=" $$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null | \
+	    awk '$$1 == "ii" { printf "%s ", $$2 }')"; \
+	missing=$$(for p in $(DEB_PACKAGES); do case "$$have" in *" $$p "*) ;; *) echo $$p;; esac; done); \
+	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing $(DEB_NODE)"; \
+	if [ -n "$$(echo $$missing)" ]; then \
+	    echo "deps: installing" $$missing; \
+	    apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else echo "deps: Debian packages present"; fi
+	@if [ "$$(node -p 'require("$(abspath $(SRT_PKG))").version' 2>/dev/null)" = "$(SRT_VERSION)" ]; then \
+	    echo "deps: srt $(SRT_VERSION) present in $(SRT_DIR)"; \
+	else \
+	    echo "deps: npm install @anthropic-ai/sandbox-runtime@$(SRT_VERSION) into $(SRT_DIR)"; \
+	    mkdir -p $(SRT_DIR) && \
+	    npm install --prefix $(SRT_DIR) --no-audit --no-fund --loglevel=error \
+	        @anthropic-ai/sandbox-runtime@$(SRT_VERSION) && \
+	    test -x $(SRT_BIN); \
+	fi
 
 APPARMOR_DIR ?= /etc/apparmor.d
 
