@@ -823,6 +823,8 @@ static int check_sandbox_options(const struct bw_spec *s, const struct bw_host *
 
 int bw_validate(struct bw_spec *s, const struct bw_host *h, struct nf_err *err)
 {
+    if (s->action != BW_ACTION_RUN)
+        return 0;
     if (h->setuid_mode && bw_caps_apply(s, 0) != 0)
         return nf_err_set(err, 0, "--cap-add in setuid mode can be used only by root");
     if (check_userns_options(s, h, err) < 0)

@@ -652,6 +652,20 @@ static void a_warning_stands_even_when_the_value_after_it_fails(void **state)
     bw_spec_free(&s);
 }
 
+static void level_prefix_is_known_when_an_error_comes(void **state)
+{
+    struct bw_spec s;
+    struct nf_err e;
+
+    (void)state;
+    assert_int_equal(parse_v(&s, &e, 2, ARGV("--bogus", "--level-prefix")), -1);
+    assert_false(s.level_prefix);
+    bw_spec_free(&s);
+    assert_int_equal(parse_v(&s, &e, 2, ARGV("--level-prefix", "--bogus")), -1);
+    assert_true(s.level_prefix);
+    bw_spec_free(&s);
+}
+
 static void argv0_may_be_given_once(void **state)
 {
     struct bw_spec s;
@@ -1179,6 +1193,7 @@ int main(void)
         cmocka_unit_test_setup(setuid_mode_refuses_overlays_and_size_before_counting, reset),
         cmocka_unit_test_setup(repeated_options_warn_in_order_and_the_last_wins, reset),
         cmocka_unit_test_setup(a_warning_stands_even_when_the_value_after_it_fails, reset),
+        cmocka_unit_test_setup(level_prefix_is_known_when_an_error_comes, reset),
         cmocka_unit_test_setup(argv0_may_be_given_once, reset),
         cmocka_unit_test_setup(uids_and_gids_are_non_negative_decimal, reset),
         cmocka_unit_test_setup(labels_fail_without_selinux_after_the_count, reset),
