@@ -1,6 +1,7 @@
 #include "src/init.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -83,6 +84,47 @@ static void noop(int sig)
     (void)sig;
 }
 
+/* The plan's working directory; where it may be missing inside, $HOME or /
+ * instead. Returns the one entered. */
+static const char *enter_cwd(const struct run_plan *plan, struct nf_err *err)
+{
+    if (chdir(plan->fs.cwd) == 0)
+        return plan->fs.cwd;
+    if (plan->cwd_try) {
+        if (plan->cwd_home && chdir(plan->cwd_home) == 0)
+            return plan->cwd_home;
+        if (chdir("/") == 0)
+            return "/";
+    }
+    if (plan->style == RUN_STYLE_BWRAP)
+        return nf_err_sys(err, "Can't chdir to %s", plan->fs.cwd), NULL;
+    nf_err_sys(err, "working directory %s is not reachable in the sandbox", plan->fs.cwd);
+    nf_err_hint(err, "is it under a deny_read path?");
+    return NULL;
+}
+
+/* execve with PWD naming cwd. On the stack: the command shares init's
+ * memory until it execs, so nothing is allocated. Returns only on failure. */
+static void exec_with_pwd(const char *file, const struct run_plan *plan, const char *cwd)
+{
+    size_t n = 0, k = 0;
+
+    while (plan->envp[n])
+        n++;
+    {
+        char *env[n + 2];
+        char pwd[PATH_MAX + 8];
+
+        snprintf(pwd, sizeof(pwd), "PWD=%s", cwd);
+        for (size_t i = 0; i < n; i++)
+            if (strncmp(plan->envp[i], "PWD=", 4) != 0)
+                env[k++] = plan->envp[i];
+        env[k++] = pwd;
+        env[k] = NULL;
+        execvpe(file, plan->argv, env);
+    }
+}
+
 static _Noreturn void command_main(struct spawn_config *cfg, int sync,
                                    const struct sigaction *saved)
 {
@@ -91,6 +133,7 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
     const char *file;
+    const char *cwd;
     int code;
 
     /* The command starts with the dispositions and mask nsfence was given
@@ -103,12 +146,9 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     }
     if (plan->pid1 == RUN_PID1_INIT && plan->sync_fd >= 0)
         close(plan->sync_fd); /* init's to hold, not the command's */
-    if (chdir(plan->fs.cwd) < 0) {
-        nf_err_sys(&err, "working directory %s is not reachable in the sandbox", plan->fs.cwd);
-        if (plan->style == RUN_STYLE_NSFENCE)
-            nf_err_hint(&err, "is it under a deny_read path?");
+    cwd = enter_cwd(plan, &err);
+    if (!cwd)
         sync_fail(sync, &err);
-    }
     if (plan->userns2_fd >= 0 && setns(plan->userns2_fd, CLONE_NEWUSER) < 0) {
         nf_err_sys(&err, "Can't switch to the user namespace given by --userns2");
         sync_fail(sync, &err);
@@ -161,7 +201,10 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
      * gets the caller's. */
     (void)setrlimit(RLIMIT_NOFILE, &plan->nofile);
     file = plan->file ? plan->file : plan->argv[0];
-    execvpe(file, plan->argv, plan->envp);
+    if (plan->set_pwd)
+        exec_with_pwd(file, plan, cwd);
+    else
+        execvpe(file, plan->argv, plan->envp);
     code = errno;
     {
         /* The host side hears that no command ran. */

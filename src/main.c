@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "src/bwrap.h"
 #include "src/cli.h"
 #include "src/connect.h"
 #include "src/doctor.h"
@@ -70,17 +71,43 @@ out:
     return status;
 }
 
+/* bubblewrap's command line: invoked as `bwrap`, as `nsfence bwrap`, or
+ * re-executed by the command of a sandbox that front end made. */
+static bool bwrap_personality(int argc, char **argv)
+{
+    const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    const char *mark = getenv(BWRAP_PERSONALITY_ENV);
+    bool nested = mark && strcmp(mark, "bwrap") == 0;
+
+    if (mark)
+        unsetenv(BWRAP_PERSONALITY_ENV); /* the mark is for us alone */
+    (void)argc;
+    return nested || strcmp(base, "bwrap") == 0;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t start_us = sync_now_us();
     struct nf_err err = { 0 };
     struct cli cli;
+    bool bwrap = argc > 0 && bwrap_personality(argc, argv);
     int status = 125;
 
+    if (!bwrap && argc > 1 && strcmp(argv[1], "bwrap") == 0) {
+        bwrap = true;
+        argc--;
+        argv++;
+    }
     if (refuse_setuid(&err) < 0 || fill_std_fds(&err) < 0) {
+        if (bwrap) {
+            fprintf(stderr, "bwrap: %s\n", err.msg);
+            return 1;
+        }
         log_error("%s", err.msg);
         return 125;
     }
+    if (bwrap)
+        return bwrap_main(argc, argv);
     if (cli_parse(argc, argv, &cli, &err) < 0) {
         log_error("%s", err.msg);
         cli_free(&cli);

@@ -19,6 +19,8 @@ void run_plan_free(struct run_plan *p)
     env_free(p->envp);
     p->envp = NULL;
     free(p->hostname);
+    free(p->cwd_home);
+    p->cwd_home = NULL;
     free(p->file);
     for (size_t i = 0; i < p->n_lock_files; i++)
         free(p->lock_files[i]);

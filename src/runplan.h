@@ -50,6 +50,9 @@ struct run_plan {
     /* The ordered filesystem operations and the command's working directory
      * (fs.cwd). */
     struct fs_plan fs;
+    bool cwd_try;   /* fs.cwd missing inside: cwd_home, else / */
+    char *cwd_home; /* NULL: none */
+    bool set_pwd;   /* PWD names the directory the command starts in */
 
     /* Networking inside the new network namespace. */
     bool loopback;  /* bring lo up */

@@ -474,10 +474,10 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
     }
     /* While init builds the fixed part of the root, make the placeholders
      * and compile the filters. */
-    if (cfg->hooks.prepare) {
+    {
         struct sync_msg prepared = { .kind = SYNC_PREPARED };
 
-        if (cfg->hooks.prepare(cfg->hooks.user, &cfg->results, err) < 0)
+        if (cfg->hooks.prepare && cfg->hooks.prepare(cfg->hooks.user, &cfg->results, err) < 0)
             goto fail_child;
         if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
             nf_err_sys(err, "start the sandbox");
