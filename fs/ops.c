@@ -55,6 +55,18 @@ bool fs_op_is_caller(enum fs_op_kind kind)
     return false;
 }
 
+static int clone_fd(int fd)
+{
+    return nf_open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+}
+
+static int clone_path(const char *path)
+{
+    _cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+
+    return fd < 0 ? -1 : clone_fd(fd);
+}
+
 int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err)
 {
     bool any = false;
@@ -74,8 +86,9 @@ int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf
         if (op->kind != FS_OP_BIND)
             continue;
         /* A host path, taken as the caller names it: its symlinks are the
-         * caller's own to follow. */
-        x->src[i] = open(op->src, O_PATH | O_CLOEXEC);
+         * caller's own to follow. Copied now, with whatever is mounted
+         * below it, before anything of ours is mounted in this namespace. */
+        x->src[i] = clone_path(op->src);
         if (x->src[i] < 0 && !(errno == ENOENT && (op->flags & FS_F_TRY)))
             return nf_err_sys(err, "Can't find source path %s", op->src);
     }
@@ -193,18 +206,14 @@ static bool is_dir(int fd)
     return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A recursive copy of what fd names, nosuid and (unless FS_F_DEV) nodev,
- * read-only on every submount with FS_F_RO: flags are only ever added, so
- * the kernel's locked ones stay as they are. */
-static int bind_from(struct fs_exec *x, const struct fs_op *op, int fd, struct nf_err *err)
+/* A recursive copy (mnt), nosuid and (unless FS_F_DEV) nodev, read-only
+ * on every submount with FS_F_RO: flags are only ever added, so the
+ * kernel's locked ones stay as they are. */
+static int bind_copy(struct fs_exec *x, const struct fs_op *op, int mnt, struct nf_err *err)
 {
     unsigned attr = MOUNT_ATTR_NOSUID | (op->flags & FS_F_DEV ? 0 : MOUNT_ATTR_NODEV) |
                     (op->flags & FS_F_RO ? MOUNT_ATTR_RDONLY : 0);
-    _cleanup_close_ int mnt =
-        nf_open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 
-    if (mnt < 0)
-        return nf_err_sys(err, "Can't bind mount %s on %s", op->src ? op->src : "fd", op->dst);
     if (fs_set_attr(mnt, attr, true, op->dst, err) < 0)
         return -1;
     return mount_on(x, op, mnt, !is_dir(mnt), err);
@@ -303,12 +312,17 @@ static int do_bind_data(struct fs_exec *x, const struct fs_op *op, size_t index,
         return nf_err_sys(err, "Can't write data to file %s", op->dst);
     }
     mnt = nf_open_tree(x->scratch, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-    (void)unlinkat(x->scratch, name, 0);
-    if (mnt < 0)
+    if (mnt < 0) {
+        (void)unlinkat(x->scratch, name, 0);
         return nf_err_sys(err, "Can't bind mount data on %s", op->dst);
+    }
     rc = fs_set_attr(mnt, ATTR_RW | (op->flags & FS_F_RO ? MOUNT_ATTR_RDONLY : 0), false, op->dst,
                      err);
-    return rc < 0 ? -1 : mount_on(x, op, mnt, true, err);
+    if (rc == 0)
+        rc = mount_on(x, op, mnt, true, err);
+    /* Mounted, the file lives on: its name on the scratch space goes. */
+    (void)unlinkat(x->scratch, name, 0);
+    return rc;
 }
 
 static int do_symlink(struct fs_exec *x, const struct fs_op *op, struct nf_err *err)
@@ -360,9 +374,14 @@ int fs_ops_run(struct fs_exec *x, const struct fs_op *op, size_t index, struct n
     case FS_OP_BIND:
         if (!x->src || x->src[index] < 0)
             return 0; /* a --*-try whose source is missing */
-        return bind_from(x, op, x->src[index], err);
-    case FS_OP_BIND_FD:
-        return bind_from(x, op, op->fd, err);
+        return bind_copy(x, op, x->src[index], err);
+    case FS_OP_BIND_FD: {
+        _cleanup_close_ int mnt = clone_fd(op->fd);
+
+        if (mnt < 0)
+            return nf_err_sys(err, "Can't bind mount fd %d on %s", op->fd, op->dst);
+        return bind_copy(x, op, mnt, err);
+    }
     case FS_OP_MKTMPFS:
         return do_tmpfs(x, op, err);
     case FS_OP_MQUEUE:

@@ -458,10 +458,12 @@ static int compile(struct bwrap_run *b, struct nf_err *err)
     /* As root, with no --cap-add or --cap-drop, bubblewrap leaves the
      * capabilities alone; otherwise it keeps what the list asks for,
      * starting from the caller's own as root and from none otherwise. */
-    if (getuid() == 0 && s->n_caps == 0)
+    if (getuid() == 0 && s->n_caps == 0) {
         p->caps_untouched = true;
-    else
+        p->caps = effective_caps();
+    } else {
         p->caps = bw_caps_apply(s, getuid() == 0 ? effective_caps() : 0);
+    }
     if (add_filters(p, s, err) < 0)
         return -1;
     p->new_session = s->new_session;

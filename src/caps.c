@@ -44,6 +44,15 @@ int caps_set(uint64_t keep, struct nf_err *err)
     return 0;
 }
 
+int caps_raise_ambient(uint64_t caps, struct nf_err *err)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (caps >> cap & 1 && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0 &&
+            errno != EINVAL && errno != EPERM)
+            return nf_err_sys(err, "Adding ambient capability %d", cap);
+    return 0;
+}
+
 int caps_have(int cap)
 {
     struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

@@ -12,5 +12,10 @@
  * leaves nothing at all. */
 int caps_set(uint64_t keep, struct nf_err *err);
 
+/* Each of caps into the ambient set where the kernel allows it (in the
+ * permitted and inheritable sets): the others are left out, as bubblewrap
+ * leaves them, with no capability set changed. */
+int caps_raise_ambient(uint64_t caps, struct nf_err *err);
+
 /* Whether this process has cap in its effective set. */
 int caps_have(int cap);

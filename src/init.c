@@ -129,7 +129,8 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
                                    const struct sigaction *saved)
 {
     const struct run_plan *plan = cfg->plan;
-    const struct sc_set *filters = &plan->filters;
+    struct sc_set own = { 0 }, callers = { 0 };
+    const struct sc_set *filters = &own;
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
     const char *file;
@@ -155,7 +156,8 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     }
     if (plan->disable_userns && nest_userns(cfg, &err) < 0)
         sync_fail(sync, &err);
-    if (!plan->caps_untouched && caps_set(plan->caps, &err) < 0)
+    if (plan->caps_untouched ? caps_raise_ambient(plan->caps, &err) < 0
+                             : caps_set(plan->caps, &err) < 0)
         sync_fail(sync, &err);
     if ((plan->disable_userns || plan->assert_userns_disabled) && unshare(CLONE_NEWUSER) == 0) {
         nf_err_set(&err, EPERM, "creation of new user namespaces was not disabled as requested");
@@ -165,7 +167,14 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
         sync_fail(sync, &err);
     }
-    /* seccomp last (minijail's order): capabilities, no_new_privs, filters. */
+    /* seccomp last (minijail's order): capabilities, no_new_privs, filters.
+     * A caller's own programs come after everything else: a strict allow
+     * list need not allow anything but execve. */
+    for (size_t i = 0; i < plan->filters.n; i++) {
+        struct sc_set *to = plan->filters.progs[i].kind == SC_FILTER_USER ? &callers : &own;
+
+        to->progs[to->n++] = plan->filters.progs[i];
+    }
     if (filters->n) {
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_OBSERVER };
         char why[256];
@@ -201,6 +210,13 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
      * gets the caller's. */
     (void)setrlimit(RLIMIT_NOFILE, &plan->nofile);
     file = plan->file ? plan->file : plan->argv[0];
+    if (callers.n) {
+        char why[8];
+        int none;
+
+        if (sc_install(&callers, &none, why, sizeof(why), &err) < 0)
+            sync_fail(sync, &err);
+    }
     if (plan->set_pwd)
         exec_with_pwd(file, plan, cwd);
     else

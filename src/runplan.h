@@ -66,7 +66,8 @@ struct run_plan {
     char **envp;           /* the command's whole environment */
     char *file;            /* what execvp searches; NULL: argv[0] */
     uint64_t caps;         /* capabilities the command keeps (bit N: capability N) */
-    bool caps_untouched;   /* the caller's, as they are (bubblewrap run as root) */
+    bool caps_untouched;   /* the caller's, as they are (bubblewrap run as root); caps
+                              are raised into the ambient set where allowed */
     struct sc_set filters; /* loaded in this order, last thing before execve */
     bool new_session;      /* setsid() */
     bool die_with_parent;  /* the host side dies with its parent (the sandbox dies
