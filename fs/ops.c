@@ -67,12 +67,39 @@ static int clone_path(const char *path)
     return fd < 0 ? -1 : clone_fd(fd);
 }
 
+/* What an fd the caller opened refers to: its mount belongs to the
+ * caller's namespace, not to ours, and cannot be copied itself. The same
+ * path in ours is, and must still be the same file (EXDEV otherwise: a
+ * race, or an fd the path no longer reaches). */
+static int clone_fd_path(int fd)
+{
+    char link[64], path[PATH_MAX];
+    struct stat want, got;
+    ssize_t n;
+    int mnt;
+
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, path, sizeof(path) - 1);
+    if (n < 0 || fstat(fd, &want) < 0)
+        return -1;
+    path[n] = '\0';
+    mnt = clone_path(path);
+    if (mnt < 0)
+        return -1;
+    if (fstat(mnt, &got) < 0 || got.st_dev != want.st_dev || got.st_ino != want.st_ino) {
+        close(mnt);
+        errno = EXDEV;
+        return -1;
+    }
+    return mnt;
+}
+
 int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err)
 {
     bool any = false;
 
     for (size_t i = 0; i < plan->n && !any; i++)
-        any = plan->ops[i].kind == FS_OP_BIND;
+        any = plan->ops[i].kind == FS_OP_BIND || plan->ops[i].kind == FS_OP_BIND_FD;
     if (!any)
         return 0;
     x->src = malloc(plan->n * sizeof(*x->src));
@@ -83,6 +110,12 @@ int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf
     for (size_t i = 0; i < plan->n; i++) {
         const struct fs_op *op = &plan->ops[i];
 
+        if (op->kind == FS_OP_BIND_FD) {
+            x->src[i] = clone_fd_path(op->fd);
+            if (x->src[i] < 0)
+                return nf_err_sys(err, "Can't bind mount fd %d on %s", op->fd, op->dst);
+            continue;
+        }
         if (op->kind != FS_OP_BIND)
             continue;
         /* A host path, taken as the caller names it: its symlinks are the
@@ -372,16 +405,11 @@ int fs_ops_run(struct fs_exec *x, const struct fs_op *op, size_t index, struct n
 {
     switch (op->kind) {
     case FS_OP_BIND:
-        if (!x->src || x->src[index] < 0)
+        if (x->src[index] < 0)
             return 0; /* a --*-try whose source is missing */
         return bind_copy(x, op, x->src[index], err);
-    case FS_OP_BIND_FD: {
-        _cleanup_close_ int mnt = clone_fd(op->fd);
-
-        if (mnt < 0)
-            return nf_err_sys(err, "Can't bind mount fd %d on %s", op->fd, op->dst);
-        return bind_copy(x, op, mnt, err);
-    }
+    case FS_OP_BIND_FD:
+        return bind_copy(x, op, x->src[index], err);
     case FS_OP_MKTMPFS:
         return do_tmpfs(x, op, err);
     case FS_OP_MQUEUE:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -386,8 +387,12 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
     for (size_t i = 0; i < s->n; i++) {
         struct sock_fprog prog = { .len = s->progs[i].len, .filter = s->progs[i].insns };
         bool notify = s->progs[i].kind == SC_FILTER_OBSERVER;
-        long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                          notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+        /* prctl where no listener is wanted: a caller's program loaded
+         * before another may allow prctl and not seccomp (bubblewrap loads
+         * them with prctl). */
+        long rc = notify ? syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                   SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)
+                         : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 
         if (rc < 0) {
             if (notify) {

@@ -313,6 +313,8 @@ static int add_op(struct run_plan *p, const struct bw_op *o, struct nf_err *err)
                     o->kind == BW_OP_RO_BIND_DATA || o->kind == BW_OP_CHMOD;
     op->size = o->size;
     op->fd = o->fd;
+    /* Made where missing, as bubblewrap makes every destination. */
+    op->create = o->kind == BW_OP_PROC || o->kind == BW_OP_DEV;
     /* A new procfs needs a PID namespace of the sandbox's own. */
     if (o->kind == BW_OP_PROC && !(p->namespaces & CLONE_NEWPID) && p->pidns_fd < 0)
         op->flags |= FS_F_HOST;
@@ -473,6 +475,7 @@ static int compile(struct bwrap_run *b, struct nf_err *err)
     p->pid1 = !s->as_pid_1 && (s->unshare_pid || s->n_lock_files || s->sync_fd >= 0)
                   ? RUN_PID1_INIT
                   : RUN_PID1_COMMAND;
+    p->init_traceable = true;
     p->keyring = false;
     p->keep_fds = true;
     p->block_fd = s->block_fd;

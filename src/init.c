@@ -378,7 +378,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
 
     /* Not dumpable: the command (same uid) cannot ptrace init or open its
      * /proc/1/mem. */
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+    if (!plan->init_traceable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
         nf_err_sys(&err, "prctl(PR_SET_DUMPABLE)");
         sync_fail(sync, &err);
     }
@@ -408,5 +408,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     if (cmd == 0)
         command_main(cfg, sync, saved);
     close(sync);
+    /* Traceable by the command: nothing worth taking from it. */
+    if (plan->init_traceable && caps_set(0, &err) < 0)
+        (void)kill(cmd, SIGKILL);
     init_loop(cmd, &set, status_fd);
 }
