@@ -439,6 +439,14 @@ static void exec_close(struct exec *x, size_t n_ops)
             close(x->src[i]);
     free(x->src);
     x->src = NULL;
+    for (size_t i = 0; x->layers && i < n_ops; i++) {
+        for (int k = 1; x->layers[i] && k <= x->layers[i][0]; k++)
+            if (x->layers[i][k] >= 0)
+                close(x->layers[i][k]);
+        free(x->layers[i]);
+    }
+    free(x->layers);
+    x->layers = NULL;
     x->root = x->scratch = x->proc = x->host_proc = -1;
     umask(x->umask);
 }

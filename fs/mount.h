@@ -15,6 +15,8 @@ struct fs_exec {
     int proc;         /* the new procfs, made while the host's /proc is visible */
     int host_proc;    /* the host's /proc, for a plan that binds it */
     int *src;         /* per op: its bind source, opened before the scratch covers /proc */
+    int **layers;     /* per op: an overlay's layers, lowest first, then upper and
+                         work: [0] is how many follow */
     uint64_t resolve; /* how destinations resolve (RESOLVE_*) */
     mode_t umask;     /* the caller's, restored when done */
     size_t next;      /* the first op not run yet */

@@ -329,9 +329,20 @@ static int add_op(struct run_plan *p, const struct bw_op *o, struct nf_err *err)
             return nf_err_sys(err, "Can't read data for %s", o->dest);
         }
     }
-    if (o->kind == BW_OP_OVERLAY || o->kind == BW_OP_TMP_OVERLAY || o->kind == BW_OP_RO_OVERLAY)
-        return nf_err_set(err, ENOTSUP, "%s: overlay mounts are not supported by nsfence yet",
-                          o->dest);
+    if (o->kind == BW_OP_OVERLAY || o->kind == BW_OP_TMP_OVERLAY || o->kind == BW_OP_RO_OVERLAY) {
+        /* The layers are the sources; RWSRC is the upper directory. */
+        free(op->src);
+        op->src = NULL;
+        op->lower = calloc(o->n_srcs, sizeof(*op->lower));
+        if (!op->lower)
+            return nf_err_sys(err, "out of memory");
+        for (; op->n_lower < o->n_srcs; op->n_lower++)
+            if (!(op->lower[op->n_lower] = strdup(o->srcs[op->n_lower])))
+                return nf_err_sys(err, "out of memory");
+        if (o->kind == BW_OP_OVERLAY &&
+            (!(op->upper = strdup(o->src)) || !(op->work = strdup(o->workdir))))
+            return nf_err_sys(err, "out of memory");
+    }
     return 0;
 }
 
