@@ -1418,15 +1418,49 @@ const char *fs_op_kind_name(enum fs_op_kind kind)
     return "?";
 }
 
+/* What a caller-described op carries beyond its paths: " [ro, try, 0700]". */
+static void op_details(const struct fs_op *op, char *buf, size_t sz)
+{
+    static const struct {
+        unsigned flag;
+        const char *name;
+    } flags[] = { { FS_F_RO, "ro" },     { FS_F_DEV, "dev" }, { FS_F_TRY, "try" },
+                  { FS_F_HOST, "host" }, { FS_F_TMP, "tmp" }, { FS_F_HIDE_KEYS, "keys hidden" } };
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if (op->flags & flags[i].flag)
+            n += (size_t)snprintf(buf + n, sz - n, "%s%s", n ? ", " : " [", flags[i].name);
+    if (op->has_perms && n < sz)
+        n += (size_t)snprintf(buf + n, sz - n, "%s%04o", n ? ", " : " [", op->perms);
+    if (op->size && n < sz)
+        n += (size_t)snprintf(buf + n, sz - n, "%ssize %zu", n ? ", " : " [", op->size);
+    if (op->kind == FS_OP_BIND_FD && n < sz)
+        n += (size_t)snprintf(buf + n, sz - n, "%sfd %d", n ? ", " : " [", op->fd);
+    if (op->data && n < sz)
+        n += (size_t)snprintf(buf + n, sz - n, "%s%zu bytes", n ? ", " : " [", op->len);
+    for (size_t i = 0; i < op->n_lower && n < sz; i++)
+        n += (size_t)snprintf(buf + n, sz - n, "%slower %s", n ? ", " : " [", op->lower[i]);
+    if (op->upper && n < sz)
+        n += (size_t)snprintf(buf + n, sz - n, "%supper %s, work %s", n ? ", " : " [", op->upper,
+                              op->work);
+    if (n && n < sz)
+        snprintf(buf + n, sz - n, "]");
+}
+
 void fs_op_format(const struct fs_op *op, char *buf, size_t sz)
 {
     const char *ph = !op->ph_shown         ? ""
                      : op->ph == FS_PH_DIR ? " [placeholder dir]"
                                            : " [placeholder file]";
+    char details[PATH_MAX];
 
+    op_details(op, details, sizeof(details));
     if (op->src && strcmp(op->src, op->dst) != 0)
-        snprintf(buf, sz, "%-10s %s -> %s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst, ph,
-                 op->why);
+        snprintf(buf, sz, "%-10s %s -> %s%s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst,
+                 ph, details, op->why);
     else
-        snprintf(buf, sz, "%-10s %s%s  (%s)", fs_op_kind_name(op->kind), op->dst, ph, op->why);
+        snprintf(buf, sz, "%-10s %s%s%s  (%s)", fs_op_kind_name(op->kind), op->dst, ph, details,
+                 op->why);
 }

@@ -22,6 +22,7 @@
 
 #include "src/bwrap_args.h"
 #include "src/env.h"
+#include "src/explain.h"
 #include "src/loop.h"
 #include "src/runplan.h"
 #include "src/spawn.h"
@@ -591,7 +592,26 @@ out:
     return status;
 }
 
-int bwrap_main(int argc, char **argv)
+/* `nsfence explain --bwrap ARGS`: the run plan bubblewrap's argv compiles
+ * to, printed; nothing runs (--file and --bind-data fds are read). */
+static int explain(const struct bwrap_run *b)
+{
+    fprintf(stdout, "front end: bubblewrap %s command line\n\n", BWRAP_VERSION);
+    if (run_plan_print(stdout, &b->plan) < 0)
+        return 1;
+    fprintf(stdout, "\nseccomp programs as loaded (BPF, in order):\n");
+    if (b->plan.filters.n == 0)
+        fprintf(stdout, "  (none)\n");
+    else if (sc_print_bpf(&b->plan.filters, stdout) < 0)
+        return 1;
+    fprintf(stdout, "\ncommand:");
+    for (char **a = b->plan.argv; *a; a++)
+        fprintf(stdout, " %s", *a);
+    fprintf(stdout, "\n");
+    return ferror(stdout) ? 1 : 0;
+}
+
+static int bwrap_entry(int argc, char **argv, bool explaining)
 {
     struct bwrap_run b = { 0 };
     struct bw_parse_opts po = { .read_fd = read_fd };
@@ -634,6 +654,10 @@ int bwrap_main(int argc, char **argv)
         say(3, "%s", err.msg);
         goto out;
     }
+    if (explaining) {
+        status = explain(&b);
+        goto out;
+    }
     err.msg[0] = '\0';
     status = run(&b, &err);
     if (status == 125 && err.msg[0]) {
@@ -646,4 +670,14 @@ out:
     bw_spec_free(&b.spec);
     fflush(stdout);
     return status;
+}
+
+int bwrap_main(int argc, char **argv)
+{
+    return bwrap_entry(argc, argv, false);
+}
+
+int bwrap_explain(int argc, char **argv)
+{
+    return bwrap_entry(argc, argv, true);
 }

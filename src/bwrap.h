@@ -10,3 +10,8 @@
 /* argv[0] is the name bwrap was invoked as (for --help); returns the exit
  * status: the command's, 128+N, or 1 after one "bwrap: " line. */
 int bwrap_main(int argc, char **argv);
+
+/* The same argv, compiled and printed as the run plan it makes (`nsfence
+ * explain --bwrap ARGS`); argv[0] is the name to print in usage. Nothing
+ * runs. */
+int bwrap_explain(int argc, char **argv);

@@ -80,28 +80,52 @@ int run_plan_print(FILE *out, const struct run_plan *p)
             first = false;
         }
     fprintf(out, "%s\n", first ? " (none: the caller's)" : "");
+    if (p->userns_fd >= 0 || p->pidns_fd >= 0 || p->userns2_fd >= 0)
+        fprintf(out, "  %-22s userns fd %d, pidns fd %d, userns2 fd %d\n", "joined", p->userns_fd,
+                p->pidns_fd, p->userns2_fd);
+    if (p->disable_userns || p->assert_userns_disabled)
+        fprintf(out, "  %-22s %s\n", "user namespaces",
+                p->disable_userns ? "disabled inside" : "must be disabled inside");
     if (p->namespaces & CLONE_NEWUSER) {
         if (p->idmap == RUN_IDMAP_MIRROR)
             fprintf(out, "  %-22s every id to itself\n", "id map");
-        else
+        else if (p->idmap == RUN_IDMAP_SELF)
             fprintf(out, "  %-22s uid %u -> %u, gid %u -> %u\n", "id map", (unsigned)getuid(),
                     (unsigned)p->uid, (unsigned)getgid(), (unsigned)p->gid);
+        else
+            fprintf(out, "  %-22s written by the caller (--userns-block-fd)\n", "id map");
     }
+    if (p->hostname)
+        fprintf(out, "  %-22s %s\n", "hostname", p->hostname);
     fprintf(out, "  %-22s %s\n", "lo", p->loopback ? "up" : "down");
     if (p->endpoints)
         fprintf(out, "  %-22s http localhost:%u, socks5 localhost:%u (served by the host side)\n",
                 "proxy endpoints", p->http_port, p->socks_port);
     else
         fprintf(out, "  %-22s (none)\n", "proxy endpoints");
-    if (p->caps)
+    if (p->caps_untouched)
+        fprintf(out, "  %-22s the caller's, as they are\n", "capabilities kept");
+    else if (p->caps)
         fprintf(out, "  %-22s %#llx\n", "capabilities kept", (unsigned long long)p->caps);
     else
         fprintf(out, "  %-22s (none)\n", "capabilities kept");
     fprintf(out, "  %-22s %s\n", "new session", p->new_session ? "yes" : "no");
     fprintf(out, "  %-22s %s\n", "die with parent", p->die_with_parent ? "yes" : "no");
-    fprintf(out, "  %-22s %s\n", "pid 1", "nsfence's init (reaps, forwards signals)");
+    fprintf(out, "  %-22s %s\n", "pid 1",
+            p->pid1 == RUN_PID1_COMMAND ? "the command itself"
+            : p->init_traceable         ? "a reaper, without capabilities"
+                                        : "nsfence's init (reaps, forwards signals)");
     fprintf(out, "  %-22s %s\n", "session keyring", p->keyring ? "a fresh one" : "the caller's");
-    fprintf(out, "  %-22s %s\n", "working directory", p->fs.cwd ? p->fs.cwd : "(unchanged)");
+    fprintf(out, "  %-22s %s\n", "descriptors",
+            p->keep_fds ? "the caller's stay open" : "none of the caller's");
+    if (p->block_fd >= 0 || p->sync_fd >= 0)
+        fprintf(out, "  %-22s block fd %d, sync fd %d\n", "waits on", p->block_fd, p->sync_fd);
+    for (size_t i = 0; i < p->n_lock_files; i++)
+        fprintf(out, "  %-22s %s\n", i ? "" : "lock files", p->lock_files[i]);
+    fprintf(out, "  %-22s %s%s%s\n", "working directory", p->fs.cwd ? p->fs.cwd : "(unchanged)",
+            p->cwd_try ? " (else $HOME, else /)" : "", p->set_pwd ? ", PWD set" : "");
+    if (p->file)
+        fprintf(out, "  %-22s %s (argv[0] %s)\n", "executable", p->file, p->argv[0]);
     env_changes(out, p->envp);
 
     fprintf(out, "\nmount plan (in order):\n");

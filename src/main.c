@@ -108,6 +108,8 @@ int main(int argc, char **argv)
     }
     if (bwrap)
         return bwrap_main(argc, argv);
+    if (argc > 2 && strcmp(argv[1], "explain") == 0 && strcmp(argv[2], "--bwrap") == 0)
+        return bwrap_explain(argc - 2, argv + 2);
     if (cli_parse(argc, argv, &cli, &err) < 0) {
         log_error("%s", err.msg);
         cli_free(&cli);

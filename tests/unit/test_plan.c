@@ -296,8 +296,8 @@ static void default_policy_in_an_empty_dir(void **state)
 
     build(fx, &plan,
           "root-ro    /  (host root)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n");
@@ -326,8 +326,8 @@ static void git_repo_protects_hooks_and_config(void **state)
     mk(fx, ".git/HEAD");
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/.git  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@repo $D\n"
@@ -345,8 +345,8 @@ static void empty_git_dir_gets_placeholders(void **state)
     mk(fx, ".git/");
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/.git  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@repo $D\n"
@@ -364,8 +364,8 @@ static void nested_protected_file_pins_its_ancestors(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/a  (pin)\n"
                     "pin        $D/a/b  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -391,8 +391,8 @@ static void deny_write_existing_and_missing_paths(void **state)
                     "pin        $D/sub  (pin)\n"
                     "pin        $D/sub/deep  (pin)\n"
                     "pin        $D/sub/dir  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -422,8 +422,8 @@ static void deny_read_dir_with_carve_outs(void **state)
     add(fx, &fx->pol.allow_write, "$D/secret/out");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
@@ -457,8 +457,8 @@ static void deny_read_file_and_protected_names_under_a_mask(void **state)
     add(fx, &fx->pol.deny_read, "$D/nothere"); /* nothing to hide */
     build(fx, &plan,
           "root-ro    /  (host root)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
@@ -481,8 +481,8 @@ static void write_root_inside_a_deny_write_dir_is_dropped(void **state)
     add(fx, &fx->pol.allow_write, "$D/ro/w");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
@@ -508,8 +508,8 @@ static void deny_write_outside_write_roots_has_no_op(void **state)
     add(fx, &fx->pol.allow_write, "$D/out/deeper");
     build(fx, &plan,
           "root-ro    /  (host root)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D/w  (allow_write)\n"
           "@top $D/w\n");
@@ -530,8 +530,8 @@ static void rules_with_nothing_to_do_add_no_op(void **state)
     add(fx, &fx->pol.allow_read, "$D/nothere");
     add(fx, &fx->pol.deny_write, "$D/f/x");
     expect_plan(fx, "root-ro    /  (host root)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n");
@@ -553,8 +553,8 @@ static void deny_through_a_symlinked_parent_lands_on_the_target(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/real  (pin)\n"
                     "pin        $D/real/sub  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -608,8 +608,8 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "pin        $D/a  (pin)\n"
                     "pin        $D/t  (pin)\n"
                     "pin        $D/a/b  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/vsreal  (mandatory)\n"
@@ -652,8 +652,8 @@ static void left_behind_placeholders_are_shown(void **state)
     build(fx, &plan,
           "root-ro    /  (host root)\n"
           "pin        $D/a  (pin)\n"
-          "dev        /dev  (minimal /dev)\n"
-          "proc       /proc  (sandbox /proc)\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n"
           "tmpfs      /tmp  (private /tmp)\n"
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
@@ -676,8 +676,8 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
     mk(fx, "a/.git/hooks/");
     fx->pol.mandatory_deny_depth = 1;
     expect_plan(fx, "root-ro    /  (host root)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.zshrc  (mandatory)\n"
@@ -714,8 +714,8 @@ static void nsfence_config_files_are_protected(void **state)
                     "pin        $D/xdg  (pin)\n"
                     "pin        $D/home/.config  (pin)\n"
                     "pin        $D/home/.config/nsfence  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -738,8 +738,8 @@ static void read_globs_are_expanded(void **state)
     add(fx, &fx->pol.deny_read, "$D/s/k*");
     fx->pol.mandatory_deny_depth = 1;
     expect_plan(fx, "root-ro    /  (host root)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -765,8 +765,8 @@ static void allow_write_through_a_symlink_elsewhere_is_skipped(void **state)
     add(fx, &fx->pol.allow_write, "$D/w/out");
     add(fx, &fx->pol.allow_write, "$D/plain");
     expect_plan(fx, "root-ro    /  (host root)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D/plain  (allow_write)\n"
                     "@top $D/plain\n");
@@ -809,8 +809,8 @@ static void gitfile_target_in_a_write_root_is_protected(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/store  (pin)\n"
                     "pin        $D/work  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n"
@@ -833,8 +833,8 @@ static void hard_links_of_a_protected_file_are_protected(void **state)
     assert_int_equal(link(a, b), 0);
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/sub  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.zshrc  (mandatory)\n"
@@ -878,8 +878,8 @@ static void paths_git_config_names_are_protected(void **state)
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "pin        $D/.git  (pin)\n"
                     "pin        $D/tools  (pin)\n"
-                    "dev        /dev  (minimal /dev)\n"
-                    "proc       /proc  (sandbox /proc)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@repo $D\n"
