@@ -21,6 +21,10 @@ int fs_attach(int mnt, int dst, const struct fs_op *op, struct nf_err *err);
 /* x->root again, as the topmost mount at the new root's place. */
 int fs_reopen_root(struct fs_exec *x, struct nf_err *err);
 
+/* dst made where missing (a directory, or an empty file), its parents too,
+ * one name at a time inside the new root; then opened O_PATH. */
+int fs_ensure_dst(struct fs_exec *x, const struct fs_op *op, bool file, struct nf_err *err);
+
 /* The caller-described kinds (fs/ops.c). */
 bool fs_op_is_caller(enum fs_op_kind kind);
 /* Before the scratch space covers /proc: open what the plan's binds read. */

@@ -72,6 +72,10 @@ static int open_dst(struct exec *x, const struct fs_op *op, bool leaf_is_file, b
                         x->resolve);
 
     if (fd < 0 && errno == ENOENT && op->create) {
+        /* Following symlinks (a caller's plan): made one name at a time
+         * inside the new root, never through the host's. */
+        if (!(x->resolve & RESOLVE_NO_SYMLINKS))
+            return fs_ensure_dst(x, op, leaf_is_file, err);
         if (make_mount_point(x->root, op->dst, leaf_is_file, err) < 0)
             return -1;
         fd = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_CLOEXEC, x->resolve);

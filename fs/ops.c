@@ -230,7 +230,7 @@ static int open_parent(struct fs_exec *x, const struct fs_op *op, char *leaf, si
 /* dst itself: a directory or an empty file made if missing (a mount point
  * made on the host, inside a bound directory, is 0755 or 0444 there too),
  * then resolved. */
-static int ensure_dst(struct fs_exec *x, const struct fs_op *op, bool file, struct nf_err *err)
+int fs_ensure_dst(struct fs_exec *x, const struct fs_op *op, bool file, struct nf_err *err)
 {
     char leaf[NAME_MAX + 1];
     _cleanup_close_ int dir = open_parent(x, op, leaf, sizeof(leaf), err);
@@ -256,7 +256,7 @@ static int ensure_dst(struct fs_exec *x, const struct fs_op *op, bool file, stru
 static int mount_on(struct fs_exec *x, const struct fs_op *op, int mnt, bool file,
                     struct nf_err *err)
 {
-    _cleanup_close_ int dst = ensure_dst(x, op, file, err);
+    _cleanup_close_ int dst = fs_ensure_dst(x, op, file, err);
 
     if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
         return -1;
@@ -345,15 +345,19 @@ static int write_all(int fd, const char *data, size_t len)
 static int do_mkfile(struct fs_exec *x, const struct fs_op *op, struct nf_err *err)
 {
     char leaf[NAME_MAX + 1];
+    struct stat st;
     _cleanup_close_ int dir = open_parent(x, op, leaf, sizeof(leaf), err);
     _cleanup_close_ int fd = -1;
 
     if (dir < 0)
         return -1;
-    fd = openat(dir, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+    /* Non-blocking: a FIFO planted there must not hang the setup. */
+    fd = openat(dir, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
                 op->has_perms ? op->perms : 0666);
     if (fd < 0)
         return nf_err_sys(err, "Can't create file at %s", op->dst);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        return nf_err_set(err, EEXIST, "Can't create file at %s: not a regular file", op->dst);
     if (write_all(fd, op->data, op->len) < 0)
         return nf_err_sys(err, "Can't write data to file %s", op->dst);
     return 0;

@@ -247,17 +247,14 @@ oom:
 }
 
 /* The personality a nested `bwrap` keeps when the command re-executes this
- * very binary (bubblewrap's suite runs /proc/self/exe): told through the
- * environment of that command alone, and removed by it at once. */
+ * very binary as /proc/self/exe (bubblewrap's suite does): told through
+ * the environment of that command alone, and removed by it at once. */
 static int mark_nested(const struct bw_spec *s, char ***envp, struct nf_err *err)
 {
-    struct stat self, cmd;
     size_t n = 0;
     char **v;
 
-    if (strcmp(s->command[0], "/proc/self/exe") != 0 &&
-        (stat("/proc/self/exe", &self) < 0 || stat(s->command[0], &cmd) < 0 ||
-         self.st_dev != cmd.st_dev || self.st_ino != cmd.st_ino))
+    if (strcmp(s->command[0], "/proc/self/exe") != 0)
         return 0;
     while ((*envp)[n])
         n++;

@@ -1,11 +1,13 @@
 #include "src/init.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -36,6 +38,57 @@ static int close_all_but(int a, int b)
     if (hi > lo + 1 && nf_close_range((unsigned)lo + 1, (unsigned)hi - 1, 0) < 0)
         return -1;
     return nf_close_range((unsigned)hi + 1, ~0U, 0);
+}
+
+/* nsfence's own programs (loaded before the command says READY) and a
+ * caller's (loaded last, right before execve, and by a traceable init). */
+static void split_filters(const struct run_plan *plan, struct sc_set *own, struct sc_set *callers)
+{
+    own->n = callers->n = 0;
+    for (size_t i = 0; i < plan->filters.n; i++) {
+        struct sc_set *to = plan->filters.progs[i].kind == SC_FILTER_USER ? callers : own;
+
+        to->progs[to->n++] = plan->filters.progs[i];
+    }
+}
+
+/* Whether the plan still needs fd in the sandbox. */
+static bool plan_uses_fd(const struct run_plan *plan, int fd)
+{
+    if (fd == plan->block_fd || fd == plan->sync_fd || fd == plan->userns2_fd)
+        return true;
+    for (size_t i = 0; i < plan->fs.n; i++)
+        if (plan->fs.ops[i].kind == FS_OP_BIND_FD && plan->fs.ops[i].fd == fd)
+            return true;
+    return false;
+}
+
+/* Keeping the caller's descriptors for the command, init must still not
+ * keep the host side's own (its event loop, signalfd, pidfd: all
+ * close-on-exec, which a clone does not close). A caller's close-on-exec
+ * descriptor would not reach the command either, unless the plan uses it. */
+static int close_own_fds(const struct run_plan *plan, int sync, int status_fd)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int self;
+
+    if (!d)
+        return -1;
+    self = dirfd(d);
+    while ((e = readdir(d))) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        int flags;
+
+        if (*end || end == e->d_name || fd < 3 || fd == self || fd == sync || fd == status_fd)
+            continue;
+        flags = fcntl((int)fd, F_GETFD);
+        if (flags >= 0 && (flags & FD_CLOEXEC) && !plan_uses_fd(plan, (int)fd))
+            close((int)fd);
+    }
+    closedir(d);
+    return 0;
 }
 
 /* Read locks on the plan's lock files, held while init lives (and released
@@ -129,7 +182,7 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
                                    const struct sigaction *saved)
 {
     const struct run_plan *plan = cfg->plan;
-    struct sc_set own = { 0 }, callers = { 0 };
+    struct sc_set own, callers;
     const struct sc_set *filters = &own;
     struct sync_msg ready = { .kind = SYNC_READY, .n_times = STAGE_COUNT };
     struct nf_err err = { 0 };
@@ -170,11 +223,7 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     /* seccomp last (minijail's order): capabilities, no_new_privs, filters.
      * A caller's own programs come after everything else: a strict allow
      * list need not allow anything but execve. */
-    for (size_t i = 0; i < plan->filters.n; i++) {
-        struct sc_set *to = plan->filters.progs[i].kind == SC_FILTER_USER ? &callers : &own;
-
-        to->progs[to->n++] = plan->filters.progs[i];
-    }
+    split_filters(plan, &own, &callers);
     if (filters->n) {
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_OBSERVER };
         char why[256];
@@ -249,7 +298,8 @@ static _Noreturn void finish(int status, int status_fd)
     (void)kill(-1, SIGKILL);
     while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
         ;
-    (void)!write(status_fd, &byte, 1);
+    if (status_fd >= 0)
+        (void)!write(status_fd, &byte, 1);
     _exit(code);
 }
 
@@ -303,8 +353,9 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         _exit(125);
     /* Inherited descriptors (locks, the event loop) are not ours to keep,
      * unless the plan hands the caller's to the command. */
-    if (!plan->keep_fds && close_all_but(sync, status_fd) < 0) {
-        nf_err_sys(&err, "close_range");
+    if (plan->keep_fds ? close_own_fds(plan, sync, status_fd) < 0
+                       : close_all_but(sync, status_fd) < 0) {
+        nf_err_sys(&err, "close the host side's descriptors");
         sync_fail(sync, &err);
     }
     if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0) {
@@ -377,8 +428,9 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     }
 
     /* Not dumpable: the command (same uid) cannot ptrace init or open its
-     * /proc/1/mem. */
-    if (!plan->init_traceable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+     * /proc/1/mem (a traceable init becomes dumpable again once it holds
+     * nothing). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
         nf_err_sys(&err, "prctl(PR_SET_DUMPABLE)");
         sync_fail(sync, &err);
     }
@@ -408,8 +460,25 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     if (cmd == 0)
         command_main(cfg, sync, saved);
     close(sync);
-    /* Traceable by the command: nothing worth taking from it. */
-    if (plan->init_traceable && caps_set(0, &err) < 0)
-        (void)kill(cmd, SIGKILL);
-    init_loop(cmd, &set, status_fd);
+    /* Traceable by the command: nothing worth taking from it, and nothing
+     * it could do through init that it may not do itself (bubblewrap's pid
+     * 1 loads the caller's programs too). Its status reaches the host side
+     * as init's own exit status, not through a pipe it could open. */
+    if (plan->init_traceable) {
+        struct sc_set own, callers;
+        char why[8];
+        int none;
+
+        close(status_fd);
+        split_filters(plan, &own, &callers);
+        if (caps_set(0, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+            (callers.n && sc_install(&callers, &none, why, sizeof(why), &err) < 0)) {
+            (void)kill(cmd, SIGKILL);
+            _exit(125);
+        }
+        /* Only now, with nothing left to take: a caller's program may
+         * refuse this prctl, and init then stays undumpable. */
+        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    }
+    init_loop(cmd, &set, plan->init_traceable ? -1 : status_fd);
 }

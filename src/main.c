@@ -77,7 +77,9 @@ static bool bwrap_personality(int argc, char **argv)
 {
     const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     const char *mark = getenv(BWRAP_PERSONALITY_ENV);
-    bool nested = mark && strcmp(mark, "bwrap") == 0;
+    /* Only for what the mark was set for: this binary re-executed as
+     * /proc/self/exe by a bwrap sandbox's command. */
+    bool nested = mark && strcmp(mark, "bwrap") == 0 && strcmp(argv[0], "/proc/self/exe") == 0;
 
     if (mark)
         unsetenv(BWRAP_PERSONALITY_ENV); /* the mark is for us alone */

@@ -73,9 +73,10 @@ struct run_plan {
     bool die_with_parent;  /* the host side dies with its parent (the sandbox dies
                               with the host side in any case) */
     enum run_pid1 pid1;
-    bool init_traceable;  /* init stays dumpable (its /proc entries readable by the
-                             caller, as bubblewrap's pid 1 is) and holds no
-                             capability once the command runs */
+    bool init_traceable;  /* init becomes dumpable again (its /proc entries readable
+                             by the caller, as bubblewrap's pid 1) once the command
+                             runs and it holds no capability, no host descriptor and
+                             the caller's seccomp programs */
     bool keyring;         /* join a fresh session keyring (none of the caller's keys) */
     struct rlimit nofile; /* RLIMIT_NOFILE for the command */
     bool keep_fds;        /* the caller's open descriptors stay open for the command */
