@@ -295,7 +295,11 @@ static _Noreturn void finish(int status, int status_fd)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     unsigned char byte = (unsigned char)code;
 
-    (void)kill(-1, SIGKILL);
+    /* Only as PID 1 of the sandbox's own PID namespace does -1 mean the
+     * sandbox: without one (bubblewrap's --lock-file, --sync-fd) it would
+     * mean every process the caller may signal. */
+    if (getpid() == 1)
+        (void)kill(-1, SIGKILL);
     while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
         ;
     if (status_fd >= 0)
