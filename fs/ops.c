@@ -162,14 +162,16 @@ int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf
 }
 
 /* The mode of a parent made on the way: 0755, without the group's or the
- * others' bits where the op's own mode gives them none. */
+ * others' bits where the op's own mode gives them none. An op without a
+ * mode counts as 0 here, as in bubblewrap: the parents of a bind are 0700. */
 static mode_t parent_mode(const struct fs_op *op)
 {
+    unsigned perms = op->has_perms ? op->perms : 0;
     mode_t m = 0755;
 
-    if (op->has_perms && !(op->perms & 0070))
+    if (!(perms & 0070))
         m &= ~(mode_t)0050;
-    if (op->has_perms && !(op->perms & 0007))
+    if (!(perms & 0007))
         m &= ~(mode_t)0005;
     return m;
 }
@@ -386,8 +388,15 @@ static int do_bind_data(struct fs_exec *x, const struct fs_op *op, size_t index,
         (void)unlinkat(x->scratch, name, 0);
         return nf_err_sys(err, "Can't bind mount data on %s", op->dst);
     }
-    rc = fs_set_attr(mnt, ATTR_RW | (op->flags & FS_F_RO ? MOUNT_ATTR_RDONLY : 0), false, op->dst,
-                     err);
+    {
+        /* The scratch space is noexec; the data (a script, say) is not. */
+        struct mount_attr a = { .attr_set = ATTR_RW | (op->flags & FS_F_RO ? MOUNT_ATTR_RDONLY : 0),
+                                .attr_clr = MOUNT_ATTR_NOEXEC };
+
+        rc = nf_mount_setattr(mnt, "", AT_EMPTY_PATH, &a);
+        if (rc < 0)
+            nf_err_sys(err, "mount_setattr %s", op->dst);
+    }
     if (rc == 0)
         rc = mount_on(x, op, mnt, true, err);
     /* Mounted, the file lives on: its name on the scratch space goes. */

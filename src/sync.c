@@ -53,6 +53,10 @@ int sync_recv(int fd, struct sync_msg *m, int *fds, size_t *nfds)
     *nfds = 0;
     memset(m, 0, sizeof(*m));
     n = RETRY_EINTR(recvmsg(fd, &mh, MSG_CMSG_CLOEXEC));
+    /* The peer exited with our last message unread: the kernel reports
+     * that once, ahead of what the peer had sent us (its error, say). */
+    if (n < 0 && errno == ECONNRESET)
+        n = RETRY_EINTR(recvmsg(fd, &mh, MSG_CMSG_CLOEXEC));
     if (n < 0)
         return -1;
     if (n == 0)
