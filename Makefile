@@ -214,8 +214,31 @@ install: nsfence
 	        apparmor_parser -r $(APPARMOR_DIR)/nsfence; fi; \
 	fi
 
+# The bwrap name beside nsfence, for programs that run bubblewrap by name
+# (srt finds it with `which bwrap`): a symlink, on which nsfence takes
+# bubblewrap's command line. Never over a bwrap already there (bubblewrap's
+# own, or anything else), and a note when PATH finds another bwrap first.
+BWRAP_LINK = $(DESTDIR)$(BINDIR)/bwrap
+install-bwrap:
+	@if [ "$$(readlink $(BWRAP_LINK))" != nsfence ] && { [ -e $(BWRAP_LINK) ] || [ -L $(BWRAP_LINK) ]; }; then \
+	    echo "install-bwrap: $(BWRAP_LINK) exists and is not nsfence" \
+	        "($$($(BWRAP_LINK) --version 2>/dev/null || echo 'not bubblewrap?')); not replacing it." >&2; \
+	    echo "install-bwrap: remove it first, or choose another directory: make install-bwrap BINDIR=..." >&2; \
+	    exit 1; \
+	fi
+	$(MAKE) install
+	@if [ "$$(readlink $(BWRAP_LINK))" = nsfence ]; then \
+	    echo "$(BWRAP_LINK) -> nsfence is already installed"; \
+	else \
+	    ln -s nsfence $(BWRAP_LINK) && echo "installed $(BWRAP_LINK) -> nsfence"; \
+	fi
+	@found=$$(command -v bwrap || true); \
+	if [ -z "$(DESTDIR)" ] && [ "$$found" != "$(BINDIR)/bwrap" ]; then \
+	    echo "install-bwrap: note: PATH finds $${found:-no bwrap} first, not $(BINDIR)/bwrap" >&2; fi
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/nsfence $(DESTDIR)$(MANDIR)/man1/nsfence.1
+	@if [ "$$(readlink $(BWRAP_LINK))" = nsfence ]; then rm -f $(BWRAP_LINK); fi
 	@if [ -f $(DESTDIR)$(APPARMOR_DIR)/nsfence ]; then \
 	    if [ -z "$(DESTDIR)" ] && command -v apparmor_parser >/dev/null; then \
 	        apparmor_parser -R $(APPARMOR_DIR)/nsfence || true; fi; \
@@ -224,7 +247,8 @@ uninstall:
 clean:
 	rm -rf $(B) nsfence nsfence-static
 
-.PHONY: all static asan test test-build tap-wrappers check-format demo deps install uninstall clean fuzz
+.PHONY: all static asan test test-build tap-wrappers check-format demo deps install install-bwrap uninstall \
+        clean fuzz
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
