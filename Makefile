@@ -10,10 +10,10 @@ CC         ?= cc
 CLANG      ?= clang
 PKG_CONFIG ?= pkg-config
 
-PKGS        = libseccomp libnl-3.0 libnl-route-3.0 inih libcares
+PKGS        = libseccomp libnl-3.0 libnl-route-3.0 inih libcares jansson
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-# The normal build links these five libraries' static archives (glibc stays
+# The normal build links these six libraries' static archives (glibc stays
 # dynamic): loading and relocating their shared objects, and libnl's
 # constructors, cost about 0.4 ms per run, paid by every sandboxed command.
 DEPS_LINK   := -Wl,-Bstatic $(DEPS_LIBS) -Wl,-Bdynamic
@@ -61,7 +61,7 @@ nsfence: $(B)/dyn/src/main.o $(B)/dyn/libnsfence.a
 $(B)/asan/nsfence: $(B)/asan/src/main.o $(B)/asan/libnsfence.a
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(DEPS_LIBS)
 
-# One file, no dynamic dependency: the five runtime libraries ship static
+# One file, no dynamic dependency: the six runtime libraries ship static
 # archives on Debian 12; glibc is linked statically too (we never call NSS).
 nsfence-static: $(B)/static/src/main.o $(B)/static/libnsfence.a
 	$(CC) -static $(LDFLAGS) -o $@ $^ $(DEPS_STATIC) -Wl,--gc-sections

@@ -494,6 +494,16 @@ static int add_gitfile_target(struct rules *r, const struct fs_found *f, struct 
 }
 
 /* What a scan of root found, each as its kind asks. */
+/* A repository's own config, `.git/config` (srt's allowGitConfig lets it be
+ * written: a remote URL update; its hooks stay protected). */
+static bool names_git_config(const char *path)
+{
+    size_t len = strlen(path);
+
+    return len >= 12 && strcmp(path + len - 7, "/config") == 0 &&
+           strncasecmp(path + len - 12, "/.git", 5) == 0;
+}
+
 static int add_found(struct rules *r, const char *root, const struct fs_found_list *found,
                      struct nf_err *err)
 {
@@ -501,6 +511,9 @@ static int add_found(struct rules *r, const char *root, const struct fs_found_li
         const struct fs_found *f = &found->v[i];
         bool optional = pol_path_within(f->path, root) && scan_optional(root, f->path);
         const char *slash = strrchr(f->path, '/');
+
+        if (r->pol->allow_git_config && names_git_config(f->path))
+            continue;
 
         switch (f->kind) {
         case FS_FOUND_STALE:
@@ -601,6 +614,9 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
     for (size_t i = 0; i < fs_n_mandatory_names; i++) {
         const struct fs_mandatory_name *m = &fs_mandatory_names[i];
         char path[PATH_MAX];
+
+        if (r->pol->allow_git_config && strcmp(m->name, ".git/config") == 0)
+            continue;
 
         const char *slash = strchr(m->name, '/');
 
@@ -1047,7 +1063,7 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
     for (size_t i = 0; i < pol->deny_read.n; i++) {
         const char *p = pol->deny_read.v[i];
 
-        if (fs_glob_is_pattern(p)) {
+        if (fs_glob_is_pattern(p) && !pol_strv_contains(&pol->literal_paths, p)) {
             if (add_read_glob(r, p, true, err) < 0)
                 return -1;
             continue;
@@ -1076,7 +1092,7 @@ static int collect(const struct policy *pol, struct rules *r, struct nf_err *err
         const char *p = pol->allow_read.v[i];
         struct nf_err e = { 0 };
 
-        if (fs_glob_is_pattern(p)) {
+        if (fs_glob_is_pattern(p) && !pol_strv_contains(&pol->literal_paths, p)) {
             if (add_read_glob(r, p, false, err) < 0)
                 return -1;
             continue;
@@ -1236,7 +1252,7 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
     return 0;
 }
 
-static int add_pseudo(struct fs_plan *plan, struct nf_err *err)
+static int add_pseudo(struct fs_plan *plan, const struct policy *pol, struct nf_err *err)
 {
     struct fs_op *dev = fs_plan_push(plan, FS_OP_DEV, NULL, "/dev", "minimal /dev", err);
     struct fs_op *proc;
@@ -1248,6 +1264,14 @@ static int add_pseudo(struct fs_plan *plan, struct nf_err *err)
     if (!proc)
         return -1;
     proc->flags = FS_F_HIDE_KEYS;
+    if (pol->proc_host) {
+        /* The host's /proc, where a fresh one cannot be mounted (nested in a
+         * container whose /proc is masked): every host process shows. */
+        proc->flags |= FS_F_HOST;
+        proc->why = "host /proc (enableWeakerNestedSandbox)";
+        log_v("enableWeakerNestedSandbox: the host's /proc is bound in place of a fresh one; "
+              "the command sees every host process");
+    }
     return 0;
 }
 
@@ -1290,7 +1314,7 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     for (size_t i = 0; i < body.n; i++)
         if (strcmp(body.ops[i].dst, "/") == 0)
             pseudo_last = true;
-    if (!pseudo_last && add_pseudo(plan, err) < 0)
+    if (!pseudo_last && add_pseudo(plan, pol, err) < 0)
         goto out;
     for (size_t i = 0; i < body.n; i++) {
         const struct fs_op *o = &body.ops[i];
@@ -1319,7 +1343,7 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     plan->protected_paths = steal_pointer(&body.protected_paths);
     plan->n_protected = body.n_protected;
     body.n_protected = 0;
-    if (pseudo_last && add_pseudo(plan, err) < 0)
+    if (pseudo_last && add_pseudo(plan, pol, err) < 0)
         goto out;
     rc = 0;
 out:

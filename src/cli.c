@@ -31,6 +31,8 @@ const char cli_usage[] =
     "  --allow-git-init          let the command create .git at the top of a write root\n"
     "  --violations FILE         also append violations to FILE as JSON lines\n"
     "  --config FILE             the INI config (default: ~/.config/nsfence/config.ini)\n"
+    "  --settings FILE.json      srt 0.0.83's settings, after the INI config, before these "
+    "flags\n"
     "  --timings                 print each setup stage's cost in microseconds\n"
     "  -v                        say what is being set up\n"
     "\n"
@@ -71,6 +73,7 @@ static const struct flag flags[] = {
     BOOLF("timings", timings),
     STRING("violations", violations),
     STRING("config", config),
+    STRING("settings", settings),
 };
 
 static int parse_long_option(struct cli *c, int argc, char **argv, int *i, struct nf_err *err)

@@ -19,6 +19,7 @@ enum cli_cmd {
 struct cli {
     enum cli_cmd cmd;
     const char *config;
+    const char *settings; /* --settings FILE.json: srt's schema */
     bool verbose;
     bool timings;
     bool json;

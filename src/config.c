@@ -57,19 +57,22 @@ static int parse_uint(const char *v, unsigned min, unsigned max, unsigned *out, 
  * "/" "**" means the directory itself, in every list; other globs are read
  * patterns only (expanded when the run starts), and one that would walk
  * the whole file system from `/` is refused rather than skipped. Nothing is
- * ever taken silently as a literal name that protects nothing. */
-static int add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool read_list,
-                    struct nf_err *err)
+ * ever taken silently as a literal name that protects nothing. A literal
+ * entry is the path as spelled: no glob, no folding of a trailing "/" "**". */
+int cfg_add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool read_list,
+                 bool literal, struct nf_err *err)
 {
     char path[PATH_MAX];
     size_t len;
+    bool pattern;
 
     if (pol_path_normalize(v, pol->cwd, pol->home, path, sizeof(path), err) < 0)
         return -1;
     len = strlen(path);
-    if (len > 3 && strcmp(path + len - 3, "/**") == 0)
+    if (!literal && len > 3 && strcmp(path + len - 3, "/**") == 0)
         path[len - 3] = '\0';
-    if (fs_glob_is_pattern(path)) {
+    pattern = fs_glob_is_pattern(path);
+    if (pattern && !literal) {
         if (!read_list)
             return nf_err_set(err, EINVAL,
                               "'%s': a write list takes paths and `DIR/**`, not other globs", v);
@@ -79,9 +82,28 @@ static int add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool
                               "whole file system; start it with a directory",
                               v);
     }
+    /* One spelling is read one way in both read lists (fs/plan.c asks
+     * literal_paths): the same string as a glob and as a literal name
+     * would lose one of the two rules. */
+    if (pattern && read_list) {
+        bool is_literal = pol_strv_contains(&pol->literal_paths, path);
+        bool seen =
+            pol_strv_contains(&pol->deny_read, path) || pol_strv_contains(&pol->allow_read, path);
+
+        if ((literal && seen && !is_literal) || (!literal && is_literal))
+            return nf_err_set(err, EINVAL, "'%s' is given both as a glob and as a literal path", v);
+        if (literal && !is_literal && pol_strv_add(&pol->literal_paths, path, err) < 0)
+            return -1;
+    }
     if (pol_strv_contains(sv, path))
         return 0;
     return pol_strv_add(sv, path, err);
+}
+
+static int add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool read_list,
+                    struct nf_err *err)
+{
+    return cfg_add_path(pol, sv, v, read_list, false, err);
 }
 
 static int set_string(char **slot, const char *v, struct nf_err *err)

@@ -13,6 +13,14 @@
 int cfg_apply(struct policy *pol, const char *section, const char *key, const char *value,
               struct nf_err *err);
 
+/* Add one path to a filesystem list of pol (sv is one of its four), by
+ * the rules every front end shares: normalised against pol's cwd and home,
+ * a trailing "/" "**" folded away, other globs only in read lists (read_list) and
+ * never rooted at `/` alone. literal: the path as spelled, no glob (srt's
+ * `{path, literal: true}`); recorded in pol->literal_paths. */
+int cfg_add_path(struct policy *pol, struct pol_strv *sv, const char *v, bool read_list,
+                 bool literal, struct nf_err *err);
+
 /* Parse a whole INI buffer into pol. Any problem — unknown section or key,
  * bad value, syntax error, a NUL byte, a line too long for inih — is an error
  * "FILE:LINE: [section] key: what". */

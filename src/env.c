@@ -64,6 +64,75 @@ static const char *lookup(const struct envb *e, const char *name)
     return NULL;
 }
 
+/* Every copy of name goes. */
+static void drop(struct envb *e, const char *name)
+{
+    size_t nl = strlen(name);
+
+    for (size_t i = 0; i < e->n;) {
+        if (strncmp(e->v[i], name, nl) != 0 || e->v[i][nl] != '=') {
+            i++;
+            continue;
+        }
+        free(e->v[i]);
+        memmove(&e->v[i], &e->v[i + 1], (e->n - i) * sizeof(*e->v));
+        e->n--;
+    }
+}
+
+/* git's safe.directory for each directory, as srt's buildGitConfigEnv sets
+ * it: numbering continues an inherited GIT_CONFIG_COUNT (an explicit 0 is
+ * the caller's opt-out: nothing added); each directory, and it with "/" "*" appended (a repo
+ * anywhere beneath it); more than 8 directories become a single `*`. */
+#define GIT_SAFE_WILDCARD_THRESHOLD 8
+
+static int put_git_entry(struct envb *e, unsigned long *n, const char *value, struct nf_err *err)
+{
+    char key[64];
+
+    snprintf(key, sizeof(key), "GIT_CONFIG_KEY_%lu", *n);
+    if (put(e, key, "safe.directory", err) < 0)
+        return -1;
+    snprintf(key, sizeof(key), "GIT_CONFIG_VALUE_%lu", *n);
+    if (put(e, key, value, err) < 0)
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+static int put_git_safe_dirs(struct envb *e, const struct pol_strv *dirs, struct nf_err *err)
+{
+    const char *count = lookup(e, "GIT_CONFIG_COUNT");
+    unsigned long start = 0, n;
+    char buf[32];
+
+    if (!dirs->n || (count && strcmp(count, "0") == 0))
+        return 0;
+    /* JavaScript's parseInt: leading digits, else 0. */
+    for (const char *p = count; p && *p >= '0' && *p <= '9' && start < 1000000; p++)
+        start = start * 10 + (unsigned long)(*p - '0');
+    n = start;
+    if (dirs->n > GIT_SAFE_WILDCARD_THRESHOLD) {
+        if (put_git_entry(e, &n, "*", err) < 0)
+            return -1;
+    } else {
+        for (size_t i = 0; i < dirs->n; i++) {
+            _cleanup_free_ char *glob = NULL;
+            const char *d = dirs->v[i];
+            size_t len = strlen(d);
+
+            if (asprintf(&glob, "%s%s*", d, len && d[len - 1] == '/' ? "" : "/") < 0) {
+                glob = NULL;
+                return nf_err_sys(err, "out of memory");
+            }
+            if (put_git_entry(e, &n, d, err) < 0 || put_git_entry(e, &n, glob, err) < 0)
+                return -1;
+        }
+    }
+    snprintf(buf, sizeof(buf), "%lu", n);
+    return put(e, "GIT_CONFIG_COUNT", buf, err);
+}
+
 /* s single-quoted for a POSIX shell. */
 static char *shell_quote(const char *s)
 {
@@ -154,7 +223,13 @@ int env_build(char *const *base, const struct policy *pol, const char *self, cha
         }
     }
     e.n = n;
+    /* Credentials the settings deny are absent inside, before anything is
+     * set: a denied GIT_CONFIG_COUNT restarts git's numbering. */
+    for (size_t i = 0; i < pol->env_unset.n; i++)
+        drop(&e, pol->env_unset.v[i]);
     if (put(&e, "SANDBOX_RUNTIME", "1", err) < 0)
+        goto fail;
+    if (put_git_safe_dirs(&e, &pol->git_safe_dirs, err) < 0)
         goto fail;
     if (pol->network_enabled) {
         static const char *const http_vars[] = {

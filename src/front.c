@@ -10,6 +10,7 @@
 #include "src/config.h"
 #include "src/env.h"
 #include "src/log.h"
+#include "src/settings.h"
 
 extern char **environ;
 
@@ -49,6 +50,32 @@ static int load_config(const struct cli *cli, struct policy *pol, char *used, si
         if (loaded)
             snprintf(used, usedsz, "%s", pol->config_files.v[i]);
     }
+    return 0;
+}
+
+/* srt's JSON settings, between the INI config and the flags: an srt user's
+ * file says the same as it did under srt, and a flag still has the last
+ * word. The file is protected like nsfence's own config: a command must not
+ * write itself a looser policy for the next run. */
+static int load_settings(const struct cli *cli, struct policy *pol, struct nf_err *err)
+{
+    struct srt_settings s;
+    char path[PATH_MAX];
+    int rc;
+
+    if (!cli->settings)
+        return 0;
+    if (pol_path_normalize(cli->settings, pol->cwd, pol->home, path, sizeof(path), err) < 0)
+        return nf_err_prefix(err, "--settings");
+    if (settings_load(path, &s, err) < 0)
+        return -1;
+    rc = settings_apply(&s, pol, err);
+    settings_free(&s);
+    if (rc < 0)
+        return -1;
+    log_v("settings %s loaded", path);
+    if (!pol_strv_contains(&pol->config_files, path))
+        return pol_strv_add(&pol->config_files, path, err);
     return 0;
 }
 
@@ -160,6 +187,8 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
     if (pol_init(&f->pol, cwd, getenv("HOME"), err) < 0)
         return -1;
     if (load_config(cli, &f->pol, f->config_used, sizeof(f->config_used), err) < 0)
+        return -1;
+    if (load_settings(cli, &f->pol, err) < 0)
         return -1;
     if (cli_apply(cli, &f->pol, err) < 0 || add_git_config_files(&f->pol, err) < 0)
         return -1;

@@ -72,6 +72,9 @@ void pol_free(struct policy *pol)
     pol_strv_free(&pol->allow_read);
     pol_strv_free(&pol->config_files);
     pol_strv_free(&pol->git_config_files);
+    pol_strv_free(&pol->literal_paths);
+    pol_strv_free(&pol->env_unset);
+    pol_strv_free(&pol->git_safe_dirs);
     pol_strv_free(&pol->allow_domain);
     pol_strv_free(&pol->deny_domain);
     for (size_t i = 0; i < pol->n_deny_reasons; i++) {

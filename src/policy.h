@@ -39,6 +39,12 @@ struct policy {
     /* The global and system git config files the user's git reads (every
      * place it may look): read for the paths they name, and protected. */
     struct pol_strv git_config_files;
+    /* Read-list entries taken as spelled, never as globs (srt's
+     * `{"path": ..., "literal": true}`). */
+    struct pol_strv literal_paths;
+    /* `.git/config` may be written (srt's allowGitConfig); hooks and the
+     * rest of the mandatory denies hold. */
+    bool allow_git_config;
 
     /* [network] */
     bool network_enabled;
@@ -60,6 +66,16 @@ struct policy {
 
     /* [sandbox] */
     bool new_session;
+    /* The host's /proc bound in place of a fresh one, for a host (a
+     * container with a masked /proc) where procfs cannot be mounted: the
+     * command then sees every host process (srt's enableWeakerNestedSandbox). */
+    bool proc_host;
+
+    /* Environment: variables removed from the command's environment
+     * (credentials with mode deny), and directories git treats as safe
+     * (GIT_CONFIG_COUNT/KEY/VALUE, as srt sets them). */
+    struct pol_strv env_unset;
+    struct pol_strv git_safe_dirs;
 };
 
 #define POL_DEFAULT_DEPTH      3
