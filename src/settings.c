@@ -764,7 +764,7 @@ int settings_parse(const char *buf, size_t len, const char *file, struct srt_set
     }
     /* Duplicate keys: the two spellings of one setting would leave which
      * one holds to the parser. */
-    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         char text[JSON_ERROR_TEXT_LENGTH];
         size_t n = 0;

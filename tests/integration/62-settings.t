@@ -1,0 +1,118 @@
+#!/bin/bash
+# --settings FILE.json: srt's settings schema read into nsfence's policy.
+# A denyRead holds, allowWrite opens a write root, the network allow list
+# lets through what it lists and nothing else, a key nsfence cannot honour
+# refuses the run with exit 125, and broken files are one-line errors.
+# fixture: network
+. "$(dirname "$0")/lib.sh"
+
+nf_tmpdir d
+cd "$d"
+mkdir -p secret out other
+echo classified > secret/key
+echo public > other/file
+
+settings() { # settings NETWORK-EXTRA FILESYSTEM-JSON [TOP-EXTRA]
+    printf '{"network":{"allowedDomains":[%s],"deniedDomains":[]},"filesystem":%s%s}\n' \
+        "$1" "$2" "${3:-}" > "$d/s.json"
+}
+
+refuse() { # refuse DESCRIPTION REGEX
+    local desc=$1 re=$2
+    nsf --settings "$d/s.json" -- sh -c 'echo RAN'
+    is "$RC" 125 "$desc: exit 125"
+    is "$OUT" "" "$desc: the command did not run"
+    like "$ERR" "^nsfence: $re" "$desc: the message names the problem"
+    is "$(printf '%s\n' "$ERR" | wc -l)" 1 "$desc: one line"
+}
+
+# --- filesystem ---------------------------------------------------------------
+settings '' "{\"denyRead\":[\"$d/secret\"],\"allowWrite\":[\"$d/out\"],\"denyWrite\":[]}"
+nsf --settings "$d/s.json" -- sh -c "cat $d/secret/key; ls -A $d/secret | wc -l; cat $d/other/file"
+is "$OUT" "0
+public" "a denyRead directory reads as empty; the rest stays readable"
+unlike "$OUT" classified "the denied file's content is not visible"
+nsf --settings "$d/s.json" -- sh -c "echo made > $d/out/new && cat $d/out/new"
+is "$RC:$OUT" "0:made" "allowWrite opens a write root"
+is "$(cat "$d/out/new" 2>/dev/null)" made "the write reached the host"
+cd "$d/out"
+nsf --settings "$d/s.json" -- sh -c "echo x > $d/other/file"
+isnt_ok=$([ "$RC" -ne 0 ] && echo refused)
+is "$isnt_ok" refused "outside allowWrite and the working directory a write fails"
+is "$(cat "$d/other/file")" public "the host file is unchanged"
+cd "$d"
+
+# A literal entry is the path as spelled, never a glob.
+mkdir -p 'lit[1]' lit1
+echo a > 'lit[1]/f'; echo b > lit1/f
+settings '' "{\"denyRead\":[{\"path\":\"$d/lit[1]\",\"literal\":true}],\"allowWrite\":[],\"denyWrite\":[]}"
+nsf --settings "$d/s.json" -- sh -c "cat '$d/lit[1]/f' 2>&1; cat $d/lit1/f"
+unlike "$OUT" '^a$' "a literal denyRead hides the path of that name"
+like "$OUT" 'b$' "and not what it would match as a glob"
+
+# Settings sit between the INI config and the flags: a flag still appends.
+settings '' "{\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[]}"
+nsf explain --settings "$d/s.json" --deny-read "$d/secret" -- true
+like "$OUT" "$d/secret" "a --deny-read flag adds to the settings' rules"
+
+# --- network ------------------------------------------------------------------
+settings '"allowed.test"' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}'
+nsf --settings "$d/s.json" -- curl -sS http://allowed.test/index.html
+is "$OUT" "hello from upstream" "a host on allowedDomains is reachable"
+nsf --settings "$d/s.json" -- sh -c 'curl -sS -i http://other.test/ | head -1'
+like "$OUT" '403' "a host not on allowedDomains is refused"
+like "$ERR" 'deny network-outbound other.test:80' "and reported"
+printf '{"network":{"allowedDomains":["allowed.test"],"deniedDomains":["allowed.test"],"deniedDomainReasons":{"allowed.test":"closed for testing"}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}\n' > "$d/s.json"
+nsf --settings "$d/s.json" -- curl -sS http://allowed.test/index.html
+like "$ERR" 'deny network-outbound allowed.test:80 \(closed for testing\)' "deniedDomains wins, with its deniedDomainReasons text"
+
+# --- environment ----------------------------------------------------------------
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"credentials":{"envVars":[{"name":"NF_SECRET","mode":"deny"}]},"git":{"safeDirectories":["/srv/repo"]}'
+NF_SECRET=hunter2 nsf --settings "$d/s.json" -- sh -c 'echo "secret=${NF_SECRET-unset}"; git config --get-all safe.directory'
+is "$OUT" "secret=unset
+/srv/repo
+/srv/repo/*" "a denied credential variable is absent; git.safeDirectories reaches git"
+
+# --- refusals and errors ----------------------------------------------------------
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"network2":1'
+refuse "an unknown top-level key" "$d/s.json: network2: unknown key"
+printf '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
+refuse "tlsTerminate" "$d/s.json: network.tlsTerminate: TLS termination; nsfence cannot honour it"
+printf '{"network":{"allowedDomains":[],"deniedDomains":[],"httpProxyPort":8080},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
+refuse "an external proxy port" "$d/s.json: network.httpProxyPort: .*refuses"
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[],"disabled":true}'
+refuse "filesystem.disabled" "$d/s.json: filesystem.disabled: .*refuses"
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"credentials":{"files":[{"path":"/etc/x","mode":"mask"}]}'
+refuse "a masked credential" "$d/s.json: credentials.files\\[0\\]: .*refuses"
+settings '"a.test", 3' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}'
+refuse "a wrong type" "$d/s.json: network.allowedDomains\\[1\\]: expected a string"
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[],"denyread":[]}'
+refuse "an unknown nested key" "$d/s.json: filesystem.denyread: unknown key"
+printf '{"network":{"allowedDomains":[],"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
+refuse "a duplicate key" "$d/s.json:1:[0-9]*: not valid JSON: duplicate object key"
+printf '{"network":' > "$d/s.json"
+refuse "invalid JSON" "$d/s.json:1:[0-9]*: not valid JSON"
+printf '  \n' > "$d/s.json"
+refuse "an empty file" "$d/s.json: is empty"
+rm -f "$d/s.json"
+refuse "a missing file" "settings $d/s.json: No such file or directory"
+mkdir -p "$d/s.json"
+refuse "a directory" "settings $d/s.json: is a directory"
+rmdir "$d/s.json"
+if ! is_root; then
+    settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}'
+    chmod 000 "$d/s.json"
+    refuse "an unreadable file" "settings $d/s.json: Permission denied"
+    chmod 644 "$d/s.json"
+fi
+
+# -v says what is ignored.
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"allowPty":true,"bwrapPath":"/usr/bin/bwrap"'
+nsf -v --settings "$d/s.json" -- true
+is "$RC" 0 "macOS-only and tool keys are accepted"
+like "$ERR" "$d/s.json: allowPty: ignored: macOS only" "-v says a macOS key is ignored"
+like "$ERR" "$d/s.json: bwrapPath: ignored: " "-v says bwrapPath is ignored"
+nsf --settings "$d/s.json" -- true
+is "$ERR" "" "without -v nothing is said"
+
+done_testing
