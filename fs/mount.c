@@ -401,7 +401,7 @@ static int run_op(struct exec *x, const struct fs_op *op, size_t index, struct n
     case FS_OP_BIND_LINK:
         return do_bind(x, op, ATTR_RO, err);
     case FS_OP_MASK_DIR:
-        return do_tmpfs(x, op, "0755", ATTR_RW | MOUNT_ATTR_NOEXEC, err);
+        return do_tmpfs(x, op, "0755", ATTR_RW, err); /* writable and executable, as srt's */
     case FS_OP_MASK_FILE:
     case FS_OP_MASK_LINK:
         return do_mask_file(x, op, err);

@@ -56,7 +56,7 @@ enum state {
     S_RO,      /* host content, read-only */
     S_RO_DENY, /* read-only because a deny said so: no write root re-opens it */
     S_RW,      /* host content, writable */
-    S_MASK,    /* an empty read-only tmpfs */
+    S_MASK,    /* an empty tmpfs (writable: the sandbox's own) */
     S_TMP,     /* the private /tmp */
 };
 
@@ -1237,12 +1237,20 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
             next = S_MASK;
             rc = plan_add(plan, ru->kind == R_MASK_DIR ? FS_OP_MASK_DIR : FS_OP_MASK_FILE, NULL,
                           ru->path, FS_PH_NONE, false, ru->why, err);
+            /* A masked directory takes writes (nothing reaches the host); a
+             * masked file stays read-only. The observer is told which. */
+            if (rc == 0)
+                rc = ru->kind == R_MASK_DIR
+                         ? strs_add(&plan->scratch, &plan->n_scratch, ru->path, err)
+                         : strs_add(&plan->read_only, &plan->n_read_only, ru->path, err);
             break;
         case R_ALLOW:
             if (prev != S_MASK)
                 break; /* readable already */
             next = S_RO;
             rc = plan_add(plan, FS_OP_BIND_RO, ru->path, ru->path, FS_PH_NONE, true, ru->why, err);
+            if (rc == 0)
+                rc = strs_add(&plan->read_only, &plan->n_read_only, ru->path, err);
             break;
         }
         if (rc < 0)
@@ -1332,17 +1340,23 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
             goto out;
         }
     }
-    for (size_t i = body.n; i-- > 0;)
-        if (body.ops[i].kind == FS_OP_MASK_DIR)
-            if (plan_add(plan, FS_OP_REMOUNT_RO, NULL, body.ops[i].dst, FS_PH_NONE, false,
-                         "deny_read", err) < 0)
-                goto out;
+    /* A masked directory stays writable, as srt's tmpfs is: tools that
+     * cache into a denied directory keep working, and what they write dies
+     * with the sandbox. Its carve-outs are read-only binds of their own, on
+     * mount points made in the tmpfs; moving those around inside it shows
+     * nothing new. */
     plan->write_roots = steal_pointer(&body.write_roots);
     plan->n_write_roots = body.n_write_roots;
     body.n_write_roots = 0;
     plan->protected_paths = steal_pointer(&body.protected_paths);
     plan->n_protected = body.n_protected;
     body.n_protected = 0;
+    plan->scratch = steal_pointer(&body.scratch);
+    plan->n_scratch = body.n_scratch;
+    body.n_scratch = 0;
+    plan->read_only = steal_pointer(&body.read_only);
+    plan->n_read_only = body.n_read_only;
+    body.n_read_only = 0;
     if (pseudo_last && add_pseudo(plan, pol, err) < 0)
         goto out;
     rc = 0;
@@ -1353,6 +1367,33 @@ out:
     if (rc < 0)
         fs_plan_free(plan);
     return rc;
+}
+
+/* The length of the longest of v[] that holds abs, or -1. */
+static ssize_t deepest(char *const *v, size_t n, const char *abs)
+{
+    ssize_t best = -1;
+
+    for (size_t i = 0; i < n; i++)
+        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
+            best = (ssize_t)strlen(v[i]);
+    return best;
+}
+
+bool fs_plan_writable(const struct fs_plan *plan, const char *abs)
+{
+    ssize_t rw, ro;
+
+    if (deepest(plan->protected_paths, plan->n_protected, abs) >= 0)
+        return false;
+    rw = deepest(plan->write_roots, plan->n_write_roots, abs);
+    ro = deepest(plan->scratch, plan->n_scratch, abs);
+    if (ro > rw)
+        rw = ro;
+    ro = deepest(plan->read_only, plan->n_read_only, abs);
+    if (rw >= 0 || ro >= 0)
+        return rw > ro; /* same path: the read-only op came after */
+    return pol_path_within(abs, "/tmp");
 }
 
 void fs_plan_free(struct fs_plan *plan)
@@ -1386,6 +1427,12 @@ void fs_plan_free(struct fs_plan *plan)
     for (size_t i = 0; i < plan->n_protected; i++)
         free(plan->protected_paths[i]);
     free(plan->protected_paths);
+    for (size_t i = 0; i < plan->n_scratch; i++)
+        free(plan->scratch[i]);
+    free(plan->scratch);
+    for (size_t i = 0; i < plan->n_read_only; i++)
+        free(plan->read_only[i]);
+    free(plan->read_only);
     memset(plan, 0, sizeof(*plan));
 }
 

@@ -17,12 +17,12 @@ enum fs_op_kind {
     FS_OP_BIND_RO,    /* a protected path or a read carve-out, read-only */
     FS_OP_BIND_LINK,  /* a protected name that is a symlink, bound onto itself so
                          it cannot be removed or replaced */
-    FS_OP_MASK_DIR,   /* a denied-read directory: an empty tmpfs */
+    FS_OP_MASK_DIR,   /* a denied-read directory: an empty, writable tmpfs */
     FS_OP_MASK_FILE,  /* a denied-read file: an empty read-only file */
     FS_OP_MASK_LINK,  /* a protected name whose symlinks cannot be resolved (a loop):
                          an empty read-only file over the symlink itself, so nothing
                          is reachable through it and it cannot be replaced */
-    FS_OP_REMOUNT_RO, /* a mask's tmpfs made read-only once its carve-outs exist */
+    FS_OP_REMOUNT_RO, /* dst made read-only (not what is mounted below it) */
     FS_OP_DEV,        /* a minimal /dev (FS_F_RO: itself read-only) */
     FS_OP_PROC,       /* a fresh /proc of the sandbox's PID namespace (FS_F_HOST:
                          the host's, where there is none) */
@@ -104,6 +104,12 @@ struct fs_plan {
     /* Protected paths (resolved), for the observer's reports. */
     char **protected_paths;
     size_t n_protected;
+    /* Denied-read directories: empty tmpfs the command may write. */
+    char **scratch;
+    size_t n_scratch;
+    /* Read-only inside those: allow_read carve-outs and masked files. */
+    char **read_only;
+    size_t n_read_only;
     /* Half-made placeholders of killed runs, removed before this run makes its own. */
     struct fs_stale *stale;
     size_t n_stale;
@@ -113,6 +119,11 @@ struct fs_plan {
     char **git_seen;
     size_t n_git_seen;
 };
+
+/* Pure: whether the command can write at abs by the plan's lists (the
+ * deepest write root, masked directory or read-only carve-out holding it
+ * decides; a protected path never; the private /tmp always). */
+bool fs_plan_writable(const struct fs_plan *plan, const char *abs);
 
 /* Build the plan from the policy. Reads the file system (lstat, readlink,
  * readdir) but changes nothing on it. */

@@ -10,11 +10,13 @@
 #include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "src/log.h"
 #include "src/policy.h"
+#include "src/syscalls.h"
 #include "src/util.h"
 
 /* Linux 6.6: wake the listener on the trapped task's CPU, and the task on
@@ -114,15 +116,82 @@ static bool always_writable(const char *p)
     return false;
 }
 
+/* The length of the longest of v[] that holds abs, or -1. */
+static ssize_t deepest(char *const *v, size_t n, const char *abs)
+{
+    ssize_t best = -1;
+
+    for (size_t i = 0; i < n; i++)
+        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
+            best = (ssize_t)strlen(v[i]);
+    return best;
+}
+
 enum sc_verdict sc_classify(const struct sc_observer_config *cfg, const char *abs)
 {
+    ssize_t rw, ro;
+
     for (size_t i = 0; i < cfg->n_protected; i++)
         if (pol_path_within(abs, cfg->protected_paths[i]))
             return SC_PROTECTED;
-    for (size_t i = 0; i < cfg->n_write_roots; i++)
-        if (pol_path_within(abs, cfg->write_roots[i]))
-            return SC_ALLOWED;
+    /* The deepest of the mounts holding abs decides: a carve-out inside a
+     * masked directory is read-only, a write root inside it writable. */
+    rw = deepest(cfg->write_roots, cfg->n_write_roots, abs);
+    ro = deepest(cfg->scratch, cfg->n_scratch, abs);
+    if (ro > rw)
+        rw = ro;
+    ro = deepest(cfg->read_only, cfg->n_read_only, abs);
+    if (rw >= 0 || ro >= 0)
+        return rw > ro ? SC_ALLOWED : SC_OUTSIDE;
     return always_writable(abs) ? SC_ALLOWED : SC_OUTSIDE;
+}
+
+enum sc_create sc_create_kind(const char *syscall, uint64_t flags)
+{
+    static const char *const excl[] = { "mkdir",   "mkdirat",   "mknod", "mknodat",
+                                        "symlink", "symlinkat", "link",  "linkat" };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(excl); i++)
+        if (strcmp(syscall, excl[i]) == 0)
+            return SC_CREATE_EXCL;
+    static const char *const needs[] = { "chmod",     "fchmodat", "fchmodat2", "chown",
+                                         "lchown",    "fchownat", "utime",     "utimes",
+                                         "utimensat", "truncate" };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(needs); i++)
+        if (strcmp(syscall, needs[i]) == 0)
+            return SC_CREATE_NEEDS;
+    if (strcmp(syscall, "creat") == 0)
+        return SC_CREATE_NO; /* O_CREAT|O_WRONLY|O_TRUNC */
+    if (strcmp(syscall, "open") != 0 && strcmp(syscall, "openat") != 0 &&
+        strcmp(syscall, "openat2") != 0)
+        return SC_CREATE_NO;
+    if (!(flags & O_CREAT))
+        return (flags & __O_TMPFILE) == __O_TMPFILE ? SC_CREATE_NO : SC_CREATE_NEEDS;
+    if (flags & O_EXCL)
+        return SC_CREATE_EXCL;
+    /* O_TRUNC truncates an existing file whatever the access mode. */
+    if ((flags & O_ACCMODE) == O_RDONLY && !(flags & O_TRUNC))
+        return SC_CREATE_RDONLY;
+    return SC_CREATE_NO;
+}
+
+bool sc_refused(enum sc_verdict v, enum sc_create c, enum sc_target t)
+{
+    if (v == SC_ALLOWED)
+        return false;
+    switch (t) {
+    case SC_TARGET_NO_PARENT:
+        return false; /* ENOENT: the path walk fails before any write check */
+    case SC_TARGET_EXISTS:
+        /* else EEXIST, or an existing file opened to read */
+        return c == SC_CREATE_NO || c == SC_CREATE_NEEDS;
+    case SC_TARGET_ABSENT:
+        return c != SC_CREATE_NEEDS; /* ENOENT */
+    case SC_TARGET_UNKNOWN:
+        break;
+    }
+    return true;
 }
 
 /* A NUL-terminated string from the command's memory, read page by page
@@ -165,9 +234,11 @@ static int proc_link(pid_t pid, const char *what, char *out, size_t outsz)
     return 0;
 }
 
-/* The absolute path of path argument i of the trapped call, or -1. */
+/* The absolute path of path argument i of the trapped call, or -1; in raw
+ * (PATH_MAX * 2 bytes), the same path joined but not normalised, for the
+ * kernel's own resolution of its ".." and symlinks. */
 static int path_of(struct sc_observer *o, const struct sys_paths *sp, int i, char *out,
-                   size_t outsz)
+                   size_t outsz, char *raw)
 {
     const struct seccomp_notif *r = o->req;
     char path[PATH_MAX], base[PATH_MAX];
@@ -191,14 +262,89 @@ static int path_of(struct sc_observer *o, const struct sys_paths *sp, int i, cha
     } else {
         base[0] = '\0';
     }
+    if ((size_t)snprintf(raw, PATH_MAX * 2, "%s%s%s", base, base[0] ? "/" : "", path) >=
+        PATH_MAX * 2)
+        raw[0] = '\0';
     return sc_path_resolve(base, path, out, outsz);
+}
+
+/* open's flags for a call that may create path argument i (openat2 keeps
+ * them in memory, in its struct open_how). */
+static uint64_t open_flags(const struct sc_observer *o, const struct sys_paths *sp)
+{
+    const struct seccomp_notif *r = o->req;
+    uint64_t flags = 0;
+
+    if (strcmp(sp->name, "openat2") == 0) {
+        struct iovec local = { .iov_base = &flags, .iov_len = sizeof(flags) };
+        struct iovec remote = { .iov_base = (void *)(uintptr_t)r->data.args[2],
+                                .iov_len = sizeof(flags) };
+
+        if (r->data.args[3] < sizeof(flags) ||
+            process_vm_readv((pid_t)r->pid, &local, 1, &remote, 1, 0) != sizeof(flags))
+            return O_CREAT | O_WRONLY; /* unreadable: as if it writes */
+        return flags;
+    }
+    if (strcmp(sp->name, "creat") == 0)
+        return O_CREAT | O_WRONLY | O_TRUNC;
+    if (sp->creates == -2)
+        return r->data.args[sp->path[0] + 1];
+    return 0;
+}
+
+/* What is at raw (an absolute path as the caller named it) in the caller's
+ * own root, now, while the caller waits. Resolved beneath a descriptor on
+ * that root, never through the host's tree: the command's symlinks cannot
+ * make the host side look elsewhere. */
+static enum sc_target target_state(struct sc_observer *o, const char *raw, bool follow)
+{
+    _cleanup_close_ int root = -1, dir = -1, fd = -1;
+    char path[PATH_MAX * 2], proc[64], *slash, *name;
+    size_t n = strlen(raw);
+    struct stat st;
+
+    if (raw[0] != '/' || n >= sizeof(path))
+        return SC_TARGET_UNKNOWN;
+    memcpy(path, raw, n + 1);
+    while (n > 1 && path[n - 1] == '/')
+        path[--n] = '\0';
+    slash = strrchr(path, '/');
+    name = slash + 1;
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return SC_TARGET_UNKNOWN;
+    *slash = '\0';
+    snprintf(proc, sizeof(proc), "/proc/%u/root", o->req->pid);
+    root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return SC_TARGET_UNKNOWN;
+    /* The caller may have died, and its pid been reused, before the open:
+     * the root is the caller's only if its notification still waits. */
+    if (seccomp_notify_id_valid(o->io.fd, o->req->id) != 0)
+        return SC_TARGET_UNKNOWN;
+    dir = RETRY_EINTR(nf_openat2(root, path[0] ? path : "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                                 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS));
+    if (dir < 0)
+        return errno == ENOENT || errno == ENOTDIR ? SC_TARGET_NO_PARENT : SC_TARGET_UNKNOWN;
+    if (follow) {
+        /* open(O_CREAT) follows a final symlink; mkdir and friends do not */
+        fd = RETRY_EINTR(
+            nf_openat2(root, raw, O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS));
+        if (fd >= 0)
+            return SC_TARGET_EXISTS;
+        return errno == ENOENT ? SC_TARGET_ABSENT : SC_TARGET_UNKNOWN;
+    }
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return SC_TARGET_EXISTS;
+    return errno == ENOENT ? SC_TARGET_ABSENT : SC_TARGET_UNKNOWN;
 }
 
 static void handle(struct sc_observer *o)
 {
     const struct sys_paths *sp = NULL;
-    char paths[2][PATH_MAX];
+    char paths[2][PATH_MAX], raw[PATH_MAX * 2];
     bool have[2] = { false, false };
+    enum sc_verdict verdict[2] = { SC_ALLOWED, SC_ALLOWED };
+    bool report[2] = { false, false };
 
     memset(o->req, 0, sizeof(*o->req));
     if (seccomp_notify_receive(o->io.fd, o->req) < 0)
@@ -206,9 +352,26 @@ static void handle(struct sc_observer *o)
     for (size_t i = 0; i < o->n_known; i++)
         if (o->known[i].nr == o->req->data.nr)
             sp = o->known[i].sp;
-    for (int i = 0; sp && i < 2; i++)
-        if (sp->path[i] >= 0)
-            have[i] = path_of(o, sp, i, paths[i], sizeof(paths[i])) == 0;
+    for (int i = 0; sp && i < 2; i++) {
+        if (sp->path[i] < 0)
+            continue;
+        have[i] = path_of(o, sp, i, paths[i], sizeof(paths[i]), raw) == 0;
+        if (!have[i])
+            continue;
+        verdict[i] = sc_classify(&o->cfg, paths[i]);
+        /* A name the call would create is looked at before the kernel runs
+         * the call (after CONTINUE it would exist): one that exists already
+         * gets EEXIST, not a refusal. Only for what would be reported. */
+        report[i] = verdict[i] != SC_ALLOWED;
+        if (report[i] && (creates(sp, o->req, i) || sp->path[1] < 0)) {
+            enum sc_create kind = sc_create_kind(sp->name, open_flags(o, sp));
+            bool follow = kind == SC_CREATE_RDONLY ||
+                          (kind == SC_CREATE_NEEDS && strcmp(sp->name, "lchown") != 0);
+            enum sc_target t = raw[0] ? target_state(o, raw, follow) : SC_TARGET_UNKNOWN;
+
+            report[i] = sc_refused(verdict[i], kind, t);
+        }
+    }
     /* The paths are read while the caller is stopped in the syscall; only
      * now is it let go: a short-lived command cannot exit before its path is
      * read. The answer is taken only while the caller still waits (one that
@@ -220,11 +383,10 @@ static void handle(struct sc_observer *o)
     if (seccomp_notify_respond(o->io.fd, o->resp) < 0)
         return;
     for (int i = 0; sp && i < 2; i++) {
-        enum sc_verdict v;
+        enum sc_verdict v = verdict[i];
 
         if (!have[i])
             continue;
-        v = sc_classify(&o->cfg, paths[i]);
         if (v == SC_ALLOWED && o->cfg.git_watch && creates(sp, o->req, i) &&
             (pol_path_names_git(paths[i]) || sp->creates == 1) &&
             !pol_strv_contains(o->cfg.git_watch, paths[i]) && o->cfg.git_watch->n < VIO_MAX) {
@@ -232,7 +394,7 @@ static void handle(struct sc_observer *o)
 
             (void)pol_strv_add(o->cfg.git_watch, paths[i], &ignored);
         }
-        if (v != SC_ALLOWED)
+        if (report[i])
             vio_add_file(o->cfg.violations, sp->name, paths[i],
                          v == SC_PROTECTED ? "a protected path" : "outside the write roots",
                          (pid_t)o->req->pid);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "src/err.h"
 #include "src/loop.h"
@@ -18,6 +19,12 @@ struct sc_observer_config {
     size_t n_write_roots;
     char *const *protected_paths;
     size_t n_protected;
+    /* Denied-read directories (writable tmpfs of the sandbox's own) and the
+     * read-only carve-outs and masked files inside them. */
+    char *const *scratch;
+    size_t n_scratch;
+    char *const *read_only;
+    size_t n_read_only;
     struct vio_list *violations;
     /* Where the command may have made a repository inside a write root: a
      * .git it created, and every rename's destination (a directory holding
@@ -45,3 +52,30 @@ int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz);
 
 /* Pure: whether writing abs would be refused, and why. */
 enum sc_verdict sc_classify(const struct sc_observer_config *cfg, const char *abs);
+
+/* How a trapped call treats the name it was given. */
+enum sc_create {
+    SC_CREATE_NO,     /* acts on what is there (chmod, unlink, open for writing, ...) */
+    SC_CREATE_EXCL,   /* a new name only: mkdir, mknod, symlink, link, O_CREAT|O_EXCL */
+    SC_CREATE_RDONLY, /* O_CREAT without write access: an existing file just opens */
+    SC_CREATE_NEEDS,  /* changes what is there, found first (chmod, chown, utimes,
+                         truncate): a missing name is ENOENT */
+};
+
+/* What was at the name when the call was trapped (before the kernel ran it). */
+enum sc_target {
+    SC_TARGET_UNKNOWN,   /* not looked at, or could not be */
+    SC_TARGET_EXISTS,    /* something, a dangling symlink included */
+    SC_TARGET_ABSENT,    /* its directory exists, the name does not */
+    SC_TARGET_NO_PARENT, /* its directory does not exist (ENOENT/ENOTDIR) */
+};
+
+/* How a call treats its (last) path argument: syscall by name, flags
+ * open's (open, openat, creat, openat2's how). */
+enum sc_create sc_create_kind(const char *syscall, uint64_t flags);
+
+/* Pure: whether a call classified v is one the sandbox refused. The kernel
+ * answers EEXIST for a name that exists, and ENOENT for a missing
+ * directory, before it looks at the mount's flags: `mkdir -p` walking
+ * through /var is not a violation. */
+bool sc_refused(enum sc_verdict v, enum sc_create c, enum sc_target t);

@@ -137,6 +137,10 @@ int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *er
                                              .n_write_roots = f->plan.fs.n_write_roots,
                                              .protected_paths = f->plan.fs.protected_paths,
                                              .n_protected = f->plan.fs.n_protected,
+                                             .scratch = f->plan.fs.scratch,
+                                             .n_scratch = f->plan.fs.n_scratch,
+                                             .read_only = f->plan.fs.read_only,
+                                             .n_read_only = f->plan.fs.n_read_only,
                                              .violations = &vio,
                                              .git_watch = &git_watch };
     sc.loop = &loop;

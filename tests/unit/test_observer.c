@@ -2,7 +2,9 @@
  * into one absolute path, and deciding whether a write there is one the
  * sandbox refuses. The mounts enforce; these only decide what the model is
  * told, so a wrong verdict is a false report or a silent refusal. */
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -423,6 +425,100 @@ static void resolved_relative_writes_are_classified_by_where_they_land(void **st
     }
 }
 
+/* A denied-read directory is a writable tmpfs of the sandbox's own; its
+ * allow_read carve-outs and masked files are read-only; the deepest mount
+ * holding a path decides (a write root inside a carve-out inside a mask). */
+static void masked_directories_are_writable_but_not_their_carve_outs(void **state)
+{
+    static char *const r[] = { "/home/u/proj", "/home/u/.ssh/pub/w" };
+    static char *const m[] = { "/home/u/.ssh", "/etc/secret" };
+    static char *const ro[] = { "/home/u/.ssh/pub", "/home/u/proj/token" };
+    const struct sc_observer_config c2 = {
+        .write_roots = r,
+        .n_write_roots = 2,
+        .scratch = m,
+        .n_scratch = 2,
+        .read_only = ro,
+        .n_read_only = 2,
+    };
+    static const struct classify_case c[] = {
+        { "/home/u/.ssh", SC_ALLOWED },         { "/home/u/.ssh/known_hosts", SC_ALLOWED },
+        { "/etc/secret/cache/x", SC_ALLOWED },  { "/etc/secretx", SC_OUTSIDE },
+        { "/home/u/.ssh/pub", SC_OUTSIDE },     { "/home/u/.ssh/pub/id.pub", SC_OUTSIDE },
+        { "/home/u/.ssh/pub/w/x", SC_ALLOWED }, { "/home/u/proj/token", SC_OUTSIDE },
+        { "/home/u/proj/tokens", SC_ALLOWED },  { "/home/u/x", SC_OUTSIDE },
+    };
+
+    (void)state;
+    check_classify(&c2, c, sizeof(c) / sizeof(c[0]));
+}
+
+/* ---- sc_create_kind, sc_refused -------------------------------------------- */
+
+static void create_kinds_follow_the_call_and_its_flags(void **state)
+{
+    (void)state;
+    assert_int_equal(sc_create_kind("mkdir", 0), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("mkdirat", 0), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("mknodat", 0), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("symlink", 0), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("linkat", 0), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("openat", O_CREAT | O_EXCL | O_WRONLY), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("openat2", O_CREAT | O_EXCL | O_RDWR), SC_CREATE_EXCL);
+    assert_int_equal(sc_create_kind("open", O_CREAT | O_WRONLY), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("openat", O_CREAT | O_RDONLY), SC_CREATE_RDONLY);
+    assert_int_equal(sc_create_kind("openat", O_CREAT | O_RDONLY | O_TRUNC), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("openat", O_WRONLY | O_APPEND), SC_CREATE_NEEDS);
+    assert_int_equal(sc_create_kind("openat", O_TMPFILE | O_WRONLY), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("creat", 0), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("rename", 0), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("unlinkat", 0), SC_CREATE_NO);
+    assert_int_equal(sc_create_kind("fchmodat", 0), SC_CREATE_NEEDS);
+    assert_int_equal(sc_create_kind("utimensat", 0), SC_CREATE_NEEDS);
+    assert_int_equal(sc_create_kind("truncate", 0), SC_CREATE_NEEDS);
+}
+
+static void only_attempts_the_mounts_refuse_are_violations(void **state)
+{
+    static const struct {
+        enum sc_verdict v;
+        enum sc_create c;
+        enum sc_target t;
+        bool want;
+    } c[] = {
+        /* `mkdir -p /var/tmp/w/x`: /var and /var/tmp exist (EEXIST) */
+        { SC_OUTSIDE, SC_CREATE_EXCL, SC_TARGET_EXISTS, false },
+        { SC_OUTSIDE, SC_CREATE_EXCL, SC_TARGET_ABSENT, true },
+        { SC_PROTECTED, SC_CREATE_EXCL, SC_TARGET_EXISTS, false },
+        { SC_PROTECTED, SC_CREATE_EXCL, SC_TARGET_ABSENT, true },
+        /* a directory that is not there: ENOENT before any write check */
+        { SC_OUTSIDE, SC_CREATE_EXCL, SC_TARGET_NO_PARENT, false },
+        { SC_OUTSIDE, SC_CREATE_NO, SC_TARGET_NO_PARENT, false },
+        /* open(O_CREAT) to read an existing file just opens it */
+        { SC_OUTSIDE, SC_CREATE_RDONLY, SC_TARGET_EXISTS, false },
+        { SC_OUTSIDE, SC_CREATE_RDONLY, SC_TARGET_ABSENT, true },
+        /* writing, replacing, removing what is there: EROFS */
+        { SC_OUTSIDE, SC_CREATE_NO, SC_TARGET_EXISTS, true },
+        { SC_OUTSIDE, SC_CREATE_NO, SC_TARGET_ABSENT, true },
+        { SC_PROTECTED, SC_CREATE_NEEDS, SC_TARGET_EXISTS, true },
+        /* chmod of a missing name: ENOENT */
+        { SC_OUTSIDE, SC_CREATE_NEEDS, SC_TARGET_ABSENT, false },
+        /* not looked at (unreadable, or the caller gone): as the verdict says */
+        { SC_OUTSIDE, SC_CREATE_EXCL, SC_TARGET_UNKNOWN, true },
+        { SC_OUTSIDE, SC_CREATE_NEEDS, SC_TARGET_UNKNOWN, true },
+        /* inside a write root nothing is a violation */
+        { SC_ALLOWED, SC_CREATE_NO, SC_TARGET_EXISTS, false },
+        { SC_ALLOWED, SC_CREATE_EXCL, SC_TARGET_ABSENT, false },
+        { SC_ALLOWED, SC_CREATE_NO, SC_TARGET_UNKNOWN, false },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        if (sc_refused(c[i].v, c[i].c, c[i].t) != c[i].want)
+            fail_msg("case %zu (%s, create %d, target %d): want %s", i, verdict_name(c[i].v),
+                     (int)c[i].c, (int)c[i].t, c[i].want ? "refused" : "not refused");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +538,9 @@ int main(void)
         cmocka_unit_test(protected_path_beats_the_builtin_exceptions),
         cmocka_unit_test(root_as_write_root_allows_all_but_protected),
         cmocka_unit_test(resolved_relative_writes_are_classified_by_where_they_land),
+        cmocka_unit_test(masked_directories_are_writable_but_not_their_carve_outs),
+        cmocka_unit_test(create_kinds_follow_the_call_and_its_flags),
+        cmocka_unit_test(only_attempts_the_mounts_refuse_are_violations),
     };
 
     return cmocka_run_group_tests_name("observer", tests, NULL, NULL);

@@ -260,6 +260,13 @@ static void expect_strs(const struct fx *fx, char **v, size_t n, const char *con
     }
 }
 
+static bool writable(const struct fx *fx, const struct fs_plan *plan, const char *path)
+{
+    char p[PATH_MAX];
+
+    return fs_plan_writable(plan, xp(fx, path, p, sizeof(p)));
+}
+
 static void set_mtime(const struct fx *fx, const char *rel, time_t t)
 {
     char p[PATH_MAX];
@@ -403,15 +410,18 @@ static void deny_write_existing_and_missing_paths(void **state)
                     "bind-ro    $D/sub/dir/new [placeholder file]  (deny_write)\n");
 }
 
-/* deny_read of a directory: an empty tmpfs over it; allow_write and
+/* deny_read of a directory: an empty tmpfs over it, left writable as
+ * srt's is (what is written there dies with the sandbox); allow_write and
  * allow_read inside re-open their subtrees on mount points made in that
- * tmpfs; the write root inside has its own mandatory denies on top; the
- * tmpfs is made read-only only once its carve-outs exist. */
+ * tmpfs, the carve-out read-only; the write root inside has its own
+ * mandatory denies on top. */
 static void deny_read_dir_with_carve_outs(void **state)
 {
     struct fx *fx = *state;
     struct fs_plan plan;
     static const char *const roots[] = { "$D", "$D/secret/out" };
+    static const char *const scratch[] = { "$D/secret" };
+    static const char *const carve[] = { "$D/secret/pub" };
 
     mk(fx, "secret/key");
     mk(fx, "secret/pub/readme");
@@ -430,9 +440,17 @@ static void deny_read_dir_with_carve_outs(void **state)
           "mask-dir   $D/secret  (deny_read)\n"
           "bind-rw    $D/secret/out  (allow_write)\n"
           "bind-ro    $D/secret/pub  (allow_read)\n"
-          "@top $D/secret/out\n"
-          "remount-ro $D/secret  (deny_read)\n");
+          "@top $D/secret/out\n");
     expect_strs(fx, plan.write_roots, plan.n_write_roots, roots, 2, "write roots");
+    expect_strs(fx, plan.scratch, plan.n_scratch, scratch, 1, "masked directories");
+    expect_strs(fx, plan.read_only, plan.n_read_only, carve, 1, "carve-outs");
+    assert_true(writable(fx, &plan, "$D/secret"));
+    assert_true(writable(fx, &plan, "$D/secret/cache/x"));
+    assert_false(writable(fx, &plan, "$D/secret/pub/readme"));
+    assert_true(writable(fx, &plan, "$D/secret/out/x"));
+    assert_false(writable(fx, &plan, "$D/secret/out/.bashrc"));
+    assert_true(writable(fx, &plan, "/tmp"));
+    assert_false(writable(fx, &plan, "/etc"));
     /* mount points inside the mask are ours to make; the inner write root's
      * protected names are the host's (placeholders made outside) */
     assert_true(op_at(fx, &plan, FS_OP_BIND_RW, "$D/secret/out")->create);
@@ -463,8 +481,7 @@ static void deny_read_file_and_protected_names_under_a_mask(void **state)
           "bind-rw    $D  (allow_write)\n"
           "@top $D\n"
           "mask-dir   $D/hidden  (deny_read)\n"
-          "mask-file  $D/token  (deny_read)\n"
-          "remount-ro $D/hidden  (deny_read)\n");
+          "mask-file  $D/token  (deny_read)\n");
     fs_plan_free(&plan);
 }
 
@@ -745,8 +762,7 @@ static void read_globs_are_expanded(void **state)
                     "@top $D\n"
                     "mask-dir   $D/s/keys  (deny_read)\n"
                     "mask-file  $D/s/a.txt  (deny_read)\n"
-                    "mask-file  $D/s/sub/c.txt  (deny_read)\n"
-                    "remount-ro $D/s/keys  (deny_read)\n");
+                    "mask-file  $D/s/sub/c.txt  (deny_read)\n");
 }
 
 /* An allow_write path planted as a symlink to somewhere not under it (a

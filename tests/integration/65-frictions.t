@@ -1,0 +1,61 @@
+#!/bin/bash
+# Everyday frictions a new user meets: violations reported only for what the
+# sandbox refused, a TMPDIR that works inside, rsync through the HTTP port, a
+# denied directory that takes writes, messages that name the real cause.
+. "$(dirname "$0")/lib.sh"
+
+nf_tmpdir top
+mkdir -p "$top/work"
+cd "$top/work"
+
+# --- only refused attempts are violations --------------------------------------
+nsf -- mkdir -p "$PWD/sub/x"
+is "$RC" 0 "mkdir -p of a path in the working directory succeeds"
+unlike "$ERR" 'sandbox_violations|deny ' "mkdir -p through existing directories (EEXIST) reports nothing"
+ok $([ -d sub/x ] && echo 0 || echo 1) "the directories were made"
+rm -rf sub
+
+nsf -- sh -c 'mkdir /etc 2>&1; mkdir /usr/bin 2>&1; ln -s x /etc/passwd 2>&1; echo done'
+like "$OUT" 'File exists' "mkdir of an existing directory outside answers EEXIST"
+like "$OUT" 'done' "the command ran (EEXIST)"
+unlike "$ERR" 'deny ' "calls answered with EEXIST are not violations"
+
+nsf -- sh -c 'mkdir /nsfence-no-such-dir/a 2>&1; touch /nsfence-no-such-dir/b 2>&1; echo done'
+like "$OUT" 'No such file' "creating in a missing directory answers ENOENT"
+unlike "$ERR" 'deny ' "calls answered with ENOENT are not violations"
+
+nsf -- python3 -c 'import os; os.close(os.open("/etc/passwd", os.O_RDONLY | os.O_CREAT)); print("opened")'
+is "$OUT" "opened" "open(O_CREAT) of an existing file for reading succeeds"
+unlike "$ERR" 'deny ' "and is not a violation"
+
+nsf -- sh -c "mkdir /etc/nsfence-new-$$ 2>/dev/null; echo x > /etc/passwd 2>/dev/null; echo done"
+is "$OUT" "done" "the command ran (refused writes)"
+like "$ERR" "deny mkdir /etc/nsfence-new-$$" "a mkdir the read-only host refused is reported"
+like "$ERR" "deny openat /etc/passwd" "a write the read-only host refused is reported"
+ok $([ ! -e /etc/nsfence-new-$$ ] && echo 0 || echo 1) "nothing appeared in /etc"
+
+nsf -- sh -c 'echo a > f && mkdir d && ln -s f l && mv f g && rm -r d l g && echo done'
+is "$RC:$OUT" "0:done" "writes inside the working directory succeed"
+is "$ERR" "" "writes inside a write root report nothing"
+
+# --- a read-denied directory is an empty, writable scratch -----------------------
+mkdir -p secret/open
+echo s1 > secret/s.txt
+echo pub > secret/open/pub.txt
+nsf --deny-read secret -- sh -c 'ls -A secret | wc -l; echo cached > secret/cache && mkdir secret/d && cat secret/cache'
+is "$RC" 0 "a tool caching into a denied directory succeeds"
+is "$(echo $OUT)" "0 cached" "the denied directory is empty, takes writes, and reads them back"
+is "$ERR" "" "writes into a denied directory are not violations"
+ok $([ ! -e secret/cache ] && [ ! -e secret/d ] && [ "$(cat secret/s.txt)" = s1 ] && echo 0 || echo 1) \
+    "nothing written there reaches the host"
+nsf --deny-read secret --allow-read secret/open -- sh -c 'echo x > secret/new && cat secret/open/pub.txt; echo y > secret/open/pub.txt 2>/dev/null || echo refused'
+is "$(echo $OUT)" "pub refused" "a carve-out inside a writable mask stays readable and read-only"
+like "$ERR" "deny openat $PWD/secret/open/pub.txt" "a write refused in a carve-out is reported"
+unlike "$ERR" "deny openat $PWD/secret/new" "a write into the mask around it is not"
+is "$(cat secret/open/pub.txt)" "pub" "the carve-out's file is untouched on the host"
+ok $([ ! -e secret/new ] && echo 0 || echo 1) "the mask's new file is not on the host"
+nsf --deny-read /etc -- sh -c 'echo x > /etc/nsfence-scratch && cat /etc/nsfence-scratch'
+is "$RC:$OUT" "0:x" "a denied host directory outside the write roots is writable scratch too"
+ok $([ ! -e /etc/nsfence-scratch ] && echo 0 || echo 1) "and nothing reaches the host's /etc"
+
+done_testing
