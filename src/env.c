@@ -248,7 +248,8 @@ int env_build(char *const *base, const struct policy *pol, const char *self, cha
             put(&e, "no_proxy", "localhost,127.0.0.1,::1", err) < 0 ||
             put(&e, "FTP_PROXY", socks, err) < 0 || put(&e, "ftp_proxy", socks, err) < 0)
             goto fail;
-        snprintf(socks, sizeof(socks), "localhost:%u", pol->socks_port);
+        /* rsync speaks HTTP CONNECT to RSYNC_PROXY, not SOCKS. */
+        snprintf(socks, sizeof(socks), "localhost:%u", pol->http_port);
         if (put(&e, "RSYNC_PROXY", socks, err) < 0 ||
             put(&e, "CLOUDSDK_PROXY_TYPE", "http", err) < 0 ||
             put(&e, "CLOUDSDK_PROXY_ADDRESS", "localhost", err) < 0 ||

@@ -58,4 +58,11 @@ nsf --deny-read /etc -- sh -c 'echo x > /etc/nsfence-scratch && cat /etc/nsfence
 is "$RC:$OUT" "0:x" "a denied host directory outside the write roots is writable scratch too"
 ok $([ ! -e /etc/nsfence-scratch ] && echo 0 || echo 1) "and nothing reaches the host's /etc"
 
+# --- rsync goes through the HTTP proxy (it speaks CONNECT to RSYNC_PROXY) -------
+nsf -- printenv RSYNC_PROXY
+is "$OUT" "localhost:3128" "RSYNC_PROXY points at the HTTP port"
+printf '[network]\nhttp_port = 8888\nsocks_port = 1999\n' > "$top/ports.ini"
+nsf --config "$top/ports.ini" -- printenv RSYNC_PROXY
+is "$OUT" "localhost:8888" "RSYNC_PROXY follows the configured HTTP port"
+
 done_testing

@@ -182,7 +182,7 @@ http://localhost:3128
 localhost,127.0.0.1,::1
 localhost,127.0.0.1,::1
 socks5h://localhost:1080
-localhost:1080
+localhost:3128
 http://localhost:3128
 http://localhost:3128
 http

@@ -109,8 +109,8 @@ static size_t network_vars(struct want *w, unsigned http, unsigned socks, const 
     snprintf(w[n++].value, sizeof(w[0].value), "socks5h://localhost:%u", socks);
     w[n].name = "ftp_proxy";
     snprintf(w[n++].value, sizeof(w[0].value), "socks5h://localhost:%u", socks);
-    w[n].name = "RSYNC_PROXY";
-    snprintf(w[n++].value, sizeof(w[0].value), "localhost:%u", socks);
+    w[n].name = "RSYNC_PROXY"; /* rsync speaks HTTP CONNECT */
+    snprintf(w[n++].value, sizeof(w[0].value), "localhost:%u", http);
     w[n].name = "CLOUDSDK_PROXY_TYPE";
     snprintf(w[n++].value, sizeof(w[0].value), "http");
     w[n].name = "CLOUDSDK_PROXY_ADDRESS";
@@ -163,7 +163,7 @@ static void network_on_sets_every_proxy_variable(void **state)
     assert_var(env, "ALL_PROXY", "http://localhost:3128");
     assert_var(env, "NO_PROXY", "localhost,127.0.0.1,::1");
     assert_var(env, "FTP_PROXY", "socks5h://localhost:1080");
-    assert_var(env, "RSYNC_PROXY", "localhost:1080");
+    assert_var(env, "RSYNC_PROXY", "localhost:3128");
     assert_var(env, "JAVA_TOOL_OPTIONS", java_3128);
     assert_var(env, "GIT_SSH_COMMAND", git_ssh);
     env_free(env);
@@ -443,7 +443,7 @@ static void custom_ports_are_reflected_everywhere(void **state)
     assert_var(env, "HTTPS_PROXY", "http://localhost:8080");
     assert_var(env, "DOCKER_HTTPS_PROXY", "http://localhost:8080");
     assert_var(env, "ftp_proxy", "socks5h://localhost:9050");
-    assert_var(env, "RSYNC_PROXY", "localhost:9050");
+    assert_var(env, "RSYNC_PROXY", "localhost:8080");
     assert_var(env, "CLOUDSDK_PROXY_PORT", "8080");
     assert_non_null(strstr(value_of(env, "JAVA_TOOL_OPTIONS"), "-Dhttps.proxyPort=8080 "));
     for (size_t i = 0; env[i]; i++)
