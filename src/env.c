@@ -1,6 +1,7 @@
 #include "src/env.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,6 +290,37 @@ oom:
 fail:
     env_free(e.v);
     return -1;
+}
+
+int env_fix_tmpdir(char ***envp, const struct fs_plan *fs, char *old, size_t oldsz,
+                   struct nf_err *err)
+{
+    struct envb e = { .v = *envp };
+    const char *t;
+    char norm[PATH_MAX];
+    struct nf_err ignored;
+    bool usable = false;
+    int rc;
+
+    while (e.v && e.v[e.n])
+        e.n++;
+    t = lookup(&e, "TMPDIR");
+    if (!t || !*t)
+        return 0;
+    /* Lexical, as everything the plan lists is resolved already: a TMPDIR
+     * reached through a symlink is replaced by /tmp, which works as well. */
+    if (t[0] == '/' && pol_path_normalize(t, "/", NULL, norm, sizeof(norm), &ignored) == 0) {
+        /* The private /tmp is empty: only /tmp itself exists there. */
+        usable = strcmp(norm, "/tmp") == 0;
+        for (size_t i = 0; !usable && i < fs->n_write_roots; i++)
+            usable = pol_path_within(norm, fs->write_roots[i]) && fs_plan_writable(fs, norm);
+    }
+    if (usable)
+        return 0;
+    snprintf(old, oldsz, "%s", t);
+    rc = put(&e, "TMPDIR", "/tmp", err);
+    *envp = e.v;
+    return rc < 0 ? -1 : 1;
 }
 
 void env_free(char **env)

@@ -3,6 +3,7 @@
  * common client at it. */
 #pragma once
 
+#include "fs/plan.h"
 #include "src/err.h"
 #include "src/policy.h"
 
@@ -11,3 +12,10 @@
 int env_build(char *const *base, const struct policy *pol, const char *self, char ***out,
               struct nf_err *err);
 void env_free(char **env);
+
+/* Pure: when *envp's TMPDIR names a directory the command cannot write
+ * inside (not /tmp itself, not under a write root of fs), set it to /tmp,
+ * where mktemp works. Returns 1 when it did (the old value in old), 0 when
+ * TMPDIR is unset or usable, -1 on error. */
+int env_fix_tmpdir(char ***envp, const struct fs_plan *fs, char *old, size_t oldsz,
+                   struct nf_err *err);

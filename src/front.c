@@ -160,6 +160,13 @@ static int compile_plan(const struct cli *cli, struct front *f, struct nf_err *e
     self[selflen > 0 ? selflen : 0] = '\0';
     if (env_build(environ, pol, selflen > 0 ? self : NULL, &p->envp, err) < 0)
         return -1;
+    switch (env_fix_tmpdir(&p->envp, &p->fs, self, sizeof(self), err)) {
+    case -1:
+        return -1;
+    case 1:
+        log_v("TMPDIR %s is not writable inside; TMPDIR=/tmp", self);
+        break;
+    }
     p->caps = 0;
     f->filters.unix_block = !pol->allow_all_unix_sockets;
     f->filters.observer = pol->monitor_enabled;

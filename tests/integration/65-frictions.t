@@ -58,6 +58,23 @@ nsf --deny-read /etc -- sh -c 'echo x > /etc/nsfence-scratch && cat /etc/nsfence
 is "$RC:$OUT" "0:x" "a denied host directory outside the write roots is writable scratch too"
 ok $([ ! -e /etc/nsfence-scratch ] && echo 0 || echo 1) "and nothing reaches the host's /etc"
 
+# --- a TMPDIR the command cannot write is /tmp inside ------------------------------
+mkdir -p "$top/outside-tmp"
+TMPDIR="$top/outside-tmp" nsf -v -- sh -c 'echo "$TMPDIR"; f=$(mktemp) && echo made'
+is "$RC" 0 "mktemp works with a caller's TMPDIR that is read-only inside"
+is "$OUT" "/tmp
+made" "that TMPDIR is /tmp inside"
+like "$ERR" "TMPDIR $top/outside-tmp is not writable inside; TMPDIR=/tmp" "-v says TMPDIR was replaced"
+TMPDIR="$top/outside-tmp" nsf -- true
+is "$ERR" "" "without -v the replacement is silent"
+mkdir -p mine
+TMPDIR="$PWD/mine" nsf -- sh -c 'echo "$TMPDIR"; mktemp >/dev/null && echo made'
+is "$OUT" "$PWD/mine
+made" "a TMPDIR inside a write root is kept"
+TMPDIR=/tmp nsf -- sh -c 'echo "$TMPDIR"'
+is "$OUT" "/tmp" "TMPDIR=/tmp is kept"
+rm -rf mine
+
 # --- rsync goes through the HTTP proxy (it speaks CONNECT to RSYNC_PROXY) -------
 nsf -- printenv RSYNC_PROXY
 is "$OUT" "localhost:3128" "RSYNC_PROXY points at the HTTP port"

@@ -472,6 +472,73 @@ static void the_base_is_copied_not_shared(void **state)
     env_free(NULL);
 }
 
+/* TMPDIR from the caller: kept where the command can write it, /tmp
+ * otherwise (mktemp fails in a read-only directory). */
+static void tmpdir_not_writable_inside_becomes_tmp(void **state)
+{
+    static char *roots[] = { "/work", "/tmp/build" };
+    static char *prot[] = { "/work/.git/hooks" };
+    static char *masked[] = { "/work/cache" };
+    static char *carve[] = { "/work/cache/ro" };
+    const struct fs_plan fs = { .write_roots = roots,
+                                .n_write_roots = 2,
+                                .protected_paths = prot,
+                                .n_protected = 1,
+                                .scratch = masked,
+                                .n_scratch = 1,
+                                .read_only = carve,
+                                .n_read_only = 1 };
+    static const struct {
+        const char *tmpdir; /* NULL: unset */
+        const char *want;   /* NULL: unset */
+        int rc;
+    } c[] = {
+        { NULL, NULL, 0 },
+        { "/tmp", "/tmp", 0 },
+        { "/tmp/", "/tmp/", 0 },
+        { "/work/tmp", "/work/tmp", 0 },
+        { "/work", "/work", 0 },
+        { "/tmp/build/t", "/tmp/build/t", 0 },
+        { "/var/tmp", "/tmp", 1 },
+        { "/run/user/1000", "/tmp", 1 },
+        { "/tmp/user-1000", "/tmp", 1 }, /* the private /tmp is empty */
+        { "/work/.git/hooks/t", "/tmp", 1 },
+        { "/work/cache/ro/t", "/tmp", 1 },
+        { "relative/tmp", "/tmp", 1 },
+        { "/workx", "/tmp", 1 },
+        { "", "", 0 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        char *const with[] = { "PATH=/bin", NULL, "HOME=/h", NULL };
+        char entry[256], old[256] = "";
+        char **env = NULL;
+        struct policy pol;
+        struct nf_err err = { 0 };
+        int rc;
+
+        snprintf(entry, sizeof(entry), "TMPDIR=%s", c[i].tmpdir ? c[i].tmpdir : "");
+        ((char **)with)[1] = c[i].tmpdir ? entry : "X=1";
+        assert_int_equal(pol_init(&pol, "/work", "/h", &err), 0);
+        pol.network_enabled = false;
+        assert_int_equal(env_build(with, &pol, NULL, &env, &err), 0);
+        rc = env_fix_tmpdir(&env, &fs, old, sizeof(old), &err);
+        if (rc != c[i].rc)
+            fail_msg("TMPDIR=%s: want %d, got %d", c[i].tmpdir ? c[i].tmpdir : "(unset)", c[i].rc,
+                     rc);
+        if (c[i].want)
+            assert_var(env, "TMPDIR", c[i].want);
+        else
+            for (size_t k = 0; env[k]; k++)
+                assert_false(strncmp(env[k], "TMPDIR=", 7) == 0);
+        if (rc == 1)
+            assert_string_equal(old, c[i].tmpdir);
+        env_free(env);
+        pol_free(&pol);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +556,7 @@ int main(void)
         cmocka_unit_test(git_ssh_command_survives_spaces_and_quotes_in_the_path),
         cmocka_unit_test(custom_ports_are_reflected_everywhere),
         cmocka_unit_test(the_base_is_copied_not_shared),
+        cmocka_unit_test(tmpdir_not_writable_inside_becomes_tmp),
     };
 
     return cmocka_run_group_tests_name("env", tests, NULL, NULL);
