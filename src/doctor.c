@@ -180,65 +180,195 @@ static const char *container_kind(void)
     return NULL;
 }
 
-/* Try, in a throw-away child, what nsfence does first: a new user namespace,
- * then a mount in it. A container's seccomp profile (Docker's default) turns
- * the clone into EPERM; a nested container refuses the mount. */
+/* no_new_privs and the number of seccomp filters on this process. */
+static void seccomp_state(long *nnp, long *filters)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "re");
+
+    *nnp = *filters = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "NoNewPrivs:", 11) == 0)
+            *nnp = strtol(line + 11, NULL, 10);
+        if (strncmp(line, "Seccomp_filters:", 16) == 0)
+            *filters = strtol(line + 16, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+}
+
+void doctor_seccomp_cause(char *cause, size_t causesz, char *fix, size_t fixsz)
+{
+    const char *sandbox = getenv("SANDBOX_RUNTIME");
+    const char *c = container_kind();
+    long nnp, filters;
+
+    seccomp_state(&nnp, &filters);
+    /* An outer sandbox first: it sees the host's /.dockerenv too. */
+    if (sandbox && strcmp(sandbox, "1") == 0) {
+        snprintf(cause, causesz,
+                 "this process already runs inside a sandbox (SANDBOX_RUNTIME=1: nsfence or "
+                 "srt), whose seccomp filter refuses new user namespaces (%ld filter(s))",
+                 filters);
+        snprintf(fix, fixsz,
+                 "run nsfence outside that sandbox: it cannot nest, and the outer one already "
+                 "confines this command");
+    } else if (c) {
+        snprintf(cause, causesz,
+                 "this process runs in %s whose seccomp profile refuses clone(CLONE_NEWUSER) "
+                 "(%ld filter(s), as Docker's default profile does)",
+                 c, filters);
+        snprintf(fix, fixsz,
+                 "run the container with a seccomp profile that allows clone and unshare with "
+                 "CLONE_NEWUSER (docker run --security-opt seccomp=unconfined, or a custom "
+                 "profile)");
+    } else {
+        snprintf(cause, causesz,
+                 "a seccomp filter on this process refuses clone(CLONE_NEWUSER) (%ld filter(s), "
+                 "no_new_privs %ld: another sandbox, a service manager's SystemCallFilter=, ...)",
+                 filters, nnp);
+        snprintf(fix, fixsz, "run nsfence outside whatever installed that filter");
+    }
+}
+
+/* 0, or the errno of writing s to path. */
+static int write_str(const char *path, const char *s)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    size_t n = strlen(s);
+    int e = 0;
+
+    if (fd < 0)
+        return errno;
+    if (write(fd, s, n) != (ssize_t)n)
+        e = errno ? errno : EIO;
+    close(fd);
+    return e;
+}
+
+/* The id maps of pid's new user namespace, written from outside as nsfence
+ * writes them: the caller's own uid and gid. 0, or the errno. */
+static int probe_maps(pid_t pid)
+{
+    char path[64], map[64];
+    int e;
+
+    snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", getuid(), getuid());
+    if ((e = write_str(path, map)))
+        return e;
+    snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+    if ((e = write_str(path, "deny")) && e != ENOENT)
+        return e;
+    snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", getgid(), getgid());
+    return write_str(path, map);
+}
+
+static bool apparmor_restricts(void)
+{
+    bool present;
+
+    return getuid() != 0 &&
+           read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &present) == 1;
+}
+
+/* Try, in a throw-away child, what nsfence does first: a new user and
+ * mount namespace, its id maps written from outside, then a tmpfs mounted
+ * in it. Each step fails somewhere: a container's seccomp profile (Docker's
+ * default) turns the unshare into EPERM; Ubuntu's AppArmor restriction lets
+ * the unshare succeed and fails the maps or the mount after it, so "ok" is
+ * said only once all three worked. */
 static void check_probe(struct report *r)
 {
-    int pipefd[2];
-    int res[2] = { 0, 0 };
+    _cleanup_close_ int up_r = -1, up_w = -1, down_r = -1, down_w = -1;
+    int fds[2];
+    int res[3] = { 0, 0, 0 };
+    bool got;
     pid_t pid;
 
-    if (pipe2(pipefd, O_CLOEXEC) < 0) {
+    if (pipe2(fds, O_CLOEXEC) < 0) {
         add(r, "userns_probe", ST_WARN, NULL, "cannot probe: %s", strerror(errno));
         return;
     }
+    up_r = fds[0];
+    up_w = fds[1];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        add(r, "userns_probe", ST_WARN, NULL, "cannot probe: %s", strerror(errno));
+        return;
+    }
+    down_r = fds[0];
+    down_w = fds[1];
     pid = fork();
     if (pid == 0) {
-        int out[2] = { 0, 0 };
+        int e = 0;
+        char go;
 
-        close(pipefd[0]);
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
-            out[0] = errno;
-        } else if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-                   mount("nsfence-doctor", "/tmp", "tmpfs", 0, NULL) < 0) {
-            out[1] = errno;
-        }
-        (void)!write(pipefd[1], out, sizeof(out));
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+            e = errno;
+        if (write(up_w, &e, sizeof(e)) != sizeof(e) || e)
+            _exit(0);
+        close(down_w);
+        if (read(down_r, &go, 1) != 1)
+            _exit(0); /* the maps could not be written: nothing more to try */
+        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("nsfence-doctor", "/tmp", "tmpfs", 0, NULL) < 0)
+            e = errno;
+        (void)!write(up_w, &e, sizeof(e));
         _exit(0);
     }
-    close(pipefd[1]);
-    if (pid < 0 || read(pipefd[0], res, sizeof(res)) != sizeof(res)) {
+    close(up_w);
+    up_w = -1;
+    close(down_r);
+    down_r = -1;
+    got = pid > 0 && read(up_r, &res[0], sizeof(res[0])) == sizeof(res[0]);
+    if (got && !res[0]) {
+        res[1] = probe_maps(pid);
+        if (!res[1])
+            got =
+                write(down_w, "g", 1) == 1 && read(up_r, &res[2], sizeof(res[2])) == sizeof(res[2]);
+    }
+    close(down_w);
+    down_w = -1;
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    if (!got) {
         add(r, "userns_probe", ST_WARN, NULL, "cannot probe");
     } else if (res[0]) {
-        bool seccomp_mode = false;
-        char line[256];
-        FILE *f = fopen("/proc/self/status", "re");
+        long nnp, filters;
+        char cause[512], fix[512];
 
-        while (f && fgets(line, sizeof(line), f))
-            if (strncmp(line, "Seccomp:", 8) == 0 && strtol(line + 8, NULL, 10) == 2)
-                seccomp_mode = true;
-        if (f)
-            fclose(f);
+        seccomp_state(&nnp, &filters);
+        if (res[0] == EPERM && filters > 0) {
+            doctor_seccomp_cause(cause, sizeof(cause), fix, sizeof(fix));
+            add(r, "userns_probe", ST_FAIL, fix, "clone(CLONE_NEWUSER) fails with %s: %s",
+                strerror(res[0]), cause);
+        } else {
+            add(r, "userns_probe", ST_FAIL, "see userns_max, userns_clone and apparmor_userns",
+                "clone(CLONE_NEWUSER) fails with %s", strerror(res[0]));
+        }
+    } else if ((res[1] || res[2]) && apparmor_restricts()) {
         add(r, "userns_probe", ST_FAIL,
-            seccomp_mode ? "run the container with a seccomp profile that allows clone and "
-                           "unshare with CLONE_NEWUSER (docker run --security-opt "
-                           "seccomp=unconfined, or a custom profile)"
-                         : "see userns_max, userns_clone and apparmor_userns",
-            "clone(CLONE_NEWUSER) fails with %s%s", strerror(res[0]),
-            seccomp_mode ? ": this process is under a seccomp filter (a container's profile)" : "");
+            "make install (installs and loads apparmor/nsfence), or sysctl -w "
+            "kernel.apparmor_restrict_unprivileged_userns=0",
+            "a user namespace is created, but %s in it fails with %s: "
+            "kernel.apparmor_restrict_unprivileged_userns=1 leaves it without capabilities",
+            res[1] ? "writing its id maps" : "mounting", strerror(res[1] ? res[1] : res[2]));
     } else if (res[1]) {
+        add(r, "userns_probe", ST_FAIL,
+            getuid() == 0 ? "run nsfence as a regular user, or add CAP_SETFCAP"
+                          : "see apparmor_userns",
+            "a user namespace is created, but writing its id maps fails with %s", strerror(res[1]));
+    } else if (res[2]) {
         add(r, "userns_probe", ST_FAIL,
             "run the outer container with --privileged or without a masked /proc "
             "(docker --security-opt systempaths=unconfined)",
             "a new user namespace works but mounting in it fails with %s (a nested container?)",
-            strerror(res[1]));
+            strerror(res[2]));
     } else {
-        add(r, "userns_probe", ST_OK, NULL, "a user namespace and a mount in it work");
+        add(r, "userns_probe", ST_OK, NULL,
+            "a user namespace, its id maps and a tmpfs mounted in it work");
     }
-    close(pipefd[0]);
-    if (pid > 0)
-        waitpid(pid, NULL, 0);
 }
 
 static void check_seccomp(struct report *r)
@@ -246,8 +376,6 @@ static void check_seccomp(struct report *r)
     char actions[256];
     struct seccomp_notif_sizes sizes;
     long nnp = 0, filters = 0;
-    char line[256];
-    FILE *f;
 
     if (!read_line("/proc/sys/kernel/seccomp/actions_avail", actions, sizeof(actions)))
         add(r, "seccomp_actions", ST_FAIL, "a kernel built with CONFIG_SECCOMP_FILTER",
@@ -265,15 +393,7 @@ static void check_seccomp(struct report *r)
     else
         add(r, "user_notif", ST_OK, NULL, "USER_NOTIF with CONTINUE (notif %u bytes)",
             sizes.seccomp_notif);
-    f = fopen("/proc/self/status", "re");
-    while (f && fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "NoNewPrivs:", 11) == 0)
-            nnp = strtol(line + 11, NULL, 10);
-        if (strncmp(line, "Seccomp_filters:", 16) == 0)
-            filters = strtol(line + 16, NULL, 10);
-    }
-    if (f)
-        fclose(f);
+    seccomp_state(&nnp, &filters);
     if (filters || nnp)
         add(r, "nested", ST_WARN,
             "nothing to fix: the outer filters stay in force; a listener already on this process "

@@ -8,3 +8,9 @@
 #include <stdio.h>
 
 int doctor_run(bool json, FILE *out);
+
+/* Why clone(CLONE_NEWUSER) fails with EPERM for a process under a seccomp
+ * filter, as precisely as it can tell: inside another nsfence or srt
+ * sandbox (SANDBOX_RUNTIME=1), in a container (Docker's default profile),
+ * or under some other filter (with its count). Cause in cause, fix in fix. */
+void doctor_seccomp_cause(char *cause, size_t causesz, char *fix, size_t fixsz);

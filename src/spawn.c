@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "src/caps.h"
+#include "src/doctor.h"
 #include "src/init.h"
 #include "src/log.h"
 #include "src/syscalls.h"
@@ -161,10 +162,12 @@ static int explain_clone(int code, struct nf_err *err)
         if (sysctl_value("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
             return nf_err_hint(err, "unprivileged user namespaces are off: sysctl -w "
                                     "kernel.unprivileged_userns_clone=1");
-        if (under_seccomp())
-            return nf_err_hint(err, "a seccomp profile blocks clone(CLONE_NEWUSER), as Docker's "
-                                    "default does: run the container with --security-opt "
-                                    "seccomp=unconfined or a profile that allows it");
+        if (under_seccomp()) {
+            char cause[512], fix[512];
+
+            doctor_seccomp_cause(cause, sizeof(cause), fix, sizeof(fix));
+            return nf_err_hint(err, "%s: %s", cause, fix);
+        }
         return nf_err_hint(err, "user namespaces are refused here; run `nsfence doctor`");
     case ENOSPC:
         if (max == 0)

@@ -33,8 +33,8 @@ base=$RC
 "$NF_HELPERS/noclone" "$NSFENCE" -- sh -c 'echo SHOULD-NOT-RUN' >"$d/out" 2>"$d/err"
 is "$?" 125 "under a seccomp profile refusing new user namespaces (like Docker's): exit 125"
 is "$(cat "$d/out")" "" "and nothing ran"
-like "$(cat "$d/err")" '^nsfence: cannot create the sandbox.s namespaces \(clone\): Operation not permitted \(a seccomp profile blocks clone\(CLONE_NEWUSER\), as Docker.s default does: .*\)$' \
-    "the refusal names the seccomp profile and the fix, in one line"
+like "$(cat "$d/err")" '^nsfence: cannot create the sandbox.s namespaces \(clone\): Operation not permitted \((this process runs in .* whose seccomp profile refuses clone\(CLONE_NEWUSER\)|a seccomp filter on this process refuses clone\(CLONE_NEWUSER\)) \([0-9]+ filter.*: .*\)$' \
+    "the refusal names the seccomp filter and the fix, in one line"
 unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" -- sh -c "echo SHOULD-NOT-RUN"' "$NSFENCE" >"$d/out" 2>"$d/err"
 is "$?" 125 "inside a user namespace whose max_user_namespaces is 0: exit 125"
 is "$(cat "$d/out")" "" "and nothing ran"
