@@ -36,6 +36,16 @@ const char cli_usage[] =
     "  --timings                 print each setup stage's cost in microseconds\n"
     "  -v                        say what is being set up\n"
     "\n"
+    "config-only keys (in the INI file; each flag above also has its key):\n"
+    "  [network] deny_reason = HOST: TEXT     the reason a denial of HOST reports\n"
+    "  [network] deny_address = CIDR          resolved addresses refused, besides the built-in\n"
+    "  [network] http_port, socks_port = N    endpoint ports inside (default 3128, 1080)\n"
+    "  [network] parent_proxy = http://H:P    reach the outside through this proxy\n"
+    "  [network] max_connections = N          proxied connections open at once\n"
+    "  [monitor] ignore = TEXT                violation lines containing TEXT are not reported\n"
+    "  [filesystem] mandatory_deny_depth = N  how deep the mandatory-deny scan looks (1-10, "
+    "default 3)\n"
+    "\n"
     "exit status: the command's; 128+N if it died of signal N; 125 if nsfence failed;\n"
     "126 if the command could not be executed; 127 if it was not found.\n";
 
@@ -153,6 +163,9 @@ int cli_parse(int argc, char **argv, struct cli *c, struct nf_err *err)
             c->json = true;
             continue;
         }
+        if (strcmp(a, "-c") == 0)
+            return nf_err_set(err, EINVAL,
+                              "unknown option -c: to run a shell command, use -- sh -c '...'");
         if (a[1] != '-')
             return nf_err_set(err, EINVAL, "unknown option %s (see nsfence --help)", a);
         if (parse_long_option(c, argc, argv, &i, err) < 0)

@@ -72,6 +72,14 @@ int connect_main(const char *host, const char *port, struct nf_err *err)
     _cleanup_close_ int s = -1;
     bool in_open = true, out_open = true;
 
+    const char *inside = getenv("SANDBOX_RUNTIME");
+
+    /* Run by hand on the host there is no proxy to tunnel through: say so,
+     * rather than "Connection refused". */
+    if (!inside || strcmp(inside, "1") != 0)
+        return nf_err_set(err, EINVAL,
+                          "connect only works inside an nsfence sandbox: it tunnels through the "
+                          "sandbox's HTTP proxy (git over ssh uses it through GIT_SSH_COMMAND)");
     if (proxy_addr(&sa, err) < 0)
         return -1;
     s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
