@@ -82,4 +82,29 @@ printf '[network]\nhttp_port = 8888\nsocks_port = 1999\n' > "$top/ports.ini"
 nsf --config "$top/ports.ini" -- printenv RSYNC_PROXY
 is "$OUT" "localhost:8888" "RSYNC_PROXY follows the configured HTTP port"
 
+# --- messages that name the real cause ------------------------------------------------
+nsf -- "$NSFENCE" -- sh -c 'echo SHOULD-NOT-RUN'
+is "$RC" 125 "nsfence nested inside nsfence refuses with 125"
+is "$OUT" "" "and nothing ran"
+like "$ERR" 'already runs inside a sandbox \(SANDBOX_RUNTIME=1' "the refusal names the outer sandbox"
+unlike "$ERR" 'Docker' "and does not blame Docker"
+nsf -- "$NSFENCE" doctor
+like "$OUT" 'fail +userns_probe +clone\(CLONE_NEWUSER\) fails with Operation not permitted: this process already runs inside a sandbox' \
+    "doctor nested inside nsfence names the same cause"
+nsf -c 'echo hi'
+is "$RC" 125 "-c is refused"
+like "$ERR" "^nsfence: unknown option -c: to run a shell command, use -- sh -c '...'$" "-c says to use -- sh -c"
+env -u SANDBOX_RUNTIME "$NSFENCE" connect example.org 22 </dev/null >/dev/null 2>"$top/connect.err"
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "connect outside a sandbox fails"
+like "$(cat "$top/connect.err")" 'connect only works inside an nsfence sandbox' "and says it only works inside one"
+nsf --help
+for k in deny_reason deny_address http_port socks_port parent_proxy max_connections ignore mandatory_deny_depth; do
+    like "$OUT" "\] .*$k" "--help lists the INI-only key $k"
+done
+
+# --- doctor probes past unshare ----------------------------------------------------------
+nsf doctor
+like "$OUT" '^ok +userns_probe +a user namespace, its id maps and a tmpfs mounted in it work' \
+    "doctor says ok only after writing the id maps and mounting a tmpfs in a new namespace"
+
 done_testing
