@@ -3,7 +3,9 @@
 #
 # Environment from tests/leg: NSFENCE (the binary under test), NF_LEG (root
 # or user), NF_HELPERS (built C helpers), NF_FIXTURES, NF_TMP (for nf_tmpdir),
-# HOME (fresh, private).
+# NF_TESTS (a copy of the checkout's tests/ both legs can read: read
+# fixtures there, never through NF_TOP, which may be under /root), HOME
+# (fresh, private).
 
 set -u
 _nf_n=0

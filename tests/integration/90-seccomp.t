@@ -45,7 +45,7 @@ like "$OUT" 'seccomp filter 1: write observer' "explain prints the observer filt
 like "$OUT" 'if \(\$syscall == 467\)' "open_tree_attr (467) is in the program though libseccomp 2.5.4 does not name it"
 like "$OUT" 'action KILL_PROCESS' "a foreign architecture kills the process"
 pfc=$(printf '%s\n' "$OUT" | sed -n '/^seccomp filters/,/^seccomp programs as loaded/p' | sed '1d;$d')
-golden="$NF_TOP/tests/golden/filters-$(uname -m).pfc"
+golden="$NF_TESTS/golden/filters-$(uname -m).pfc"
 if [ -f "$golden" ]; then
     is "$pfc" "$(cat "$golden")" "the filters are exactly the golden PFC ($(basename "$golden"))"
 else
