@@ -392,6 +392,28 @@ touch go1
 wait "$first"
 is "$?" 0 "the first sandbox exits cleanly"
 
+# --userns2: after the setup, the command moves into a user namespace made
+# below the one it joined (here one a process in the first sandbox made).
+secs="9$$.5"
+"$BW" --ro-bind / / --unshare-user --unshare-pid --info-fd 3 unshare -U sleep "$secs" \
+    3>info2 </dev/null &
+second=$!
+wait_for info2
+for _ in $(seq 100); do npid=$(pgrep -f "^sleep $secs\$" | head -1); [ -n "$npid" ] && break; sleep 0.05; done
+cpid=$(sed -n 's/.*"child-pid": \([0-9]*\).*/\1/p' info2)
+if [ -n "$npid" ] && [ -n "$cpid" ]; then
+    bw --ro-bind / / --userns 11 --userns2 13 readlink /proc/self/ns/user \
+        11<"/proc/$cpid/ns/user" 13<"/proc/$npid/ns/user"
+    is "$RC:$OUT" "0:$(readlink /proc/$npid/ns/user)" "--userns2: the command ends in the namespace given"
+    unlike "$(readlink /proc/$cpid/ns/user)" "^$(readlink /proc/$npid/ns/user)\$" \
+        "control: that namespace is not the one joined first"
+else
+    fail "--userns2: the nested user namespace was not found (npid='$npid' cpid='$cpid')"
+fi
+kill "$second" 2>/dev/null
+pkill -f "^sleep $secs\$" 2>/dev/null
+wait "$second" 2>/dev/null
+
 refused "labeling not supported on this system" "--exec-label is refused without SELinux" -- --ro-bind / / --exec-label x true
 refused "labeling not supported on this system" "--file-label is refused without SELinux" -- --ro-bind / / --file-label x true
 
