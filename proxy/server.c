@@ -75,7 +75,10 @@ struct conn {
     struct buf to_up;
     struct buf held; /* the request, while a parent proxy answers our CONNECT */
 
-    /* The destination of the current request. */
+    /* The destination of the current request, and the rule table that
+     * allowed it: its resolved addresses are checked against the same one,
+     * whatever a control-fd update has swapped in meanwhile. */
+    const struct px_rules *rules;
     char host[PX_HOST_MAX];
     unsigned port;
     bool is_ip;
@@ -595,8 +598,8 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
     } else {
         refresh_local(c->s);
         for (size_t i = 0; i < n; i++) {
-            unsigned cls = px_guard_check(c->s->cfg.rules, c->host, c->port, &addrs[i], c->s->local,
-                                          c->s->nlocal);
+            unsigned cls =
+                px_guard_check(c->rules, c->host, c->port, &addrs[i], c->s->local, c->s->nlocal);
 
             if (cls)
                 dropped |= cls;
@@ -713,7 +716,8 @@ static void start_request(struct conn *c)
     }
     c->is_connect = r.is_connect;
     c->port = r.port;
-    px_rules_decide(c->s->cfg.rules, r.host, r.host_len, r.port, &d);
+    c->rules = c->s->cfg.rules;
+    px_rules_decide(c->rules, r.host, r.host_len, r.port, &d);
     if (!d.allow) {
         char shown[PX_HOST_MAX];
 
@@ -927,7 +931,8 @@ static void socks_step(struct conn *c)
             socks_reply_close(c, PX_SOCKS_REP_CMD_UNSUPPORTED);
             return;
         }
-        px_rules_decide(c->s->cfg.rules, r.host, r.host_len, r.port, &d);
+        c->rules = c->s->cfg.rules;
+        px_rules_decide(c->rules, r.host, r.host_len, r.port, &d);
         if (!d.allow || r.port == 0) {
             char shown[PX_HOST_MAX];
 
@@ -1371,6 +1376,11 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
     s->retry_accept.cb = on_retry_accept;
     *out = s;
     return 0;
+}
+
+void px_server_set_rules(struct px_server *s, const struct px_rules *rules)
+{
+    s->cfg.rules = rules;
 }
 
 int px_server_listen(struct px_server *s, int fd, bool socks, struct nf_err *err)

@@ -27,6 +27,12 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
 /* Serve a listening socket; takes ownership of fd. */
 int px_server_listen(struct px_server *s, int fd, bool socks, struct nf_err *err);
 
+/* Decide every request from now on by rules (a live update: srt's
+ * --control-fd). A request already decided keeps the table that decided
+ * it, so the caller keeps every table it handed in alive until
+ * px_server_free. */
+void px_server_set_rules(struct px_server *s, const struct px_rules *rules);
+
 /* Close every connection and listener. */
 void px_server_free(struct px_server *s);
 
