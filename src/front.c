@@ -135,7 +135,7 @@ static int setup_network(const struct policy *pol, struct px_rules *rules, struc
 
 /* The sandbox itself: every namespace, the caller's ids, lo and the proxy's
  * endpoints, no capability, the filters last. */
-static int compile_plan(const struct cli *cli, struct front *f, struct nf_err *err)
+static int compile_plan(char **argv, struct front *f, struct nf_err *err)
 {
     const struct policy *pol = &f->pol;
     struct run_plan *p = &f->plan;
@@ -154,7 +154,7 @@ static int compile_plan(const struct cli *cli, struct front *f, struct nf_err *e
     p->endpoints = pol->network_enabled;
     p->http_port = pol->http_port;
     p->socks_port = pol->socks_port;
-    p->argv = cli->argv;
+    p->argv = argv;
     /* Only the network's environment names nsfence itself (git over ssh). */
     selflen = pol->network_enabled ? readlink("/proc/self/exe", self, sizeof(self) - 1) : -1;
     self[selflen > 0 ? selflen : 0] = '\0';
@@ -183,7 +183,7 @@ static int compile_plan(const struct cli *cli, struct front *f, struct nf_err *e
     return 0;
 }
 
-int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
+int front_init(struct front *f, struct nf_err *err)
 {
     char cwd[PATH_MAX];
 
@@ -191,17 +191,29 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
     run_plan_init(&f->plan);
     if (!getcwd(cwd, sizeof(cwd)))
         return nf_err_sys(err, "getcwd");
-    if (pol_init(&f->pol, cwd, getenv("HOME"), err) < 0)
+    return pol_init(&f->pol, cwd, getenv("HOME"), err);
+}
+
+int front_finish(struct front *f, char **argv, struct nf_err *err)
+{
+    if (add_git_config_files(&f->pol, err) < 0)
+        return -1;
+    if (f->pol.network_enabled && setup_network(&f->pol, &f->rules, &f->parent, err) < 0)
+        return -1;
+    return compile_plan(argv, f, err);
+}
+
+int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
+{
+    if (front_init(f, err) < 0)
         return -1;
     if (load_config(cli, &f->pol, f->config_used, sizeof(f->config_used), err) < 0)
         return -1;
     if (load_settings(cli, &f->pol, err) < 0)
         return -1;
-    if (cli_apply(cli, &f->pol, err) < 0 || add_git_config_files(&f->pol, err) < 0)
+    if (cli_apply(cli, &f->pol, err) < 0)
         return -1;
-    if (f->pol.network_enabled && setup_network(&f->pol, &f->rules, &f->parent, err) < 0)
-        return -1;
-    return compile_plan(cli, f, err);
+    return front_finish(f, cli->argv, err);
 }
 
 void front_free(struct front *f)

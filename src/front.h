@@ -25,4 +25,11 @@ struct front {
 
 /* Everything a run or `explain` needs; changes nothing on the host. */
 int front_compile(const struct cli *cli, struct front *f, struct nf_err *err);
+
+/* The two halves of front_compile, for a front end with its own sources
+ * of policy (srt's command line): front_init leaves the built-in default
+ * in f->pol; the caller changes it; front_finish compiles f->pol into the
+ * run plan for argv (lent: it must outlive f). */
+int front_init(struct front *f, struct nf_err *err);
+int front_finish(struct front *f, char **argv, struct nf_err *err);
 void front_free(struct front *f);
