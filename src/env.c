@@ -323,6 +323,27 @@ int env_fix_tmpdir(char ***envp, const struct fs_plan *fs, char *old, size_t old
     return rc < 0 ? -1 : 1;
 }
 
+int env_set(char ***envp, const char *name, const char *value, struct nf_err *err)
+{
+    struct envb e = { .v = *envp };
+    int rc;
+
+    while (e.v && e.v[e.n])
+        e.n++;
+    rc = put(&e, name, value, err);
+    *envp = e.v;
+    return rc;
+}
+
+void env_unset(char **envp, const char *name)
+{
+    struct envb e = { .v = envp };
+
+    while (e.v && e.v[e.n])
+        e.n++;
+    drop(&e, name);
+}
+
 void env_free(char **env)
 {
     for (size_t i = 0; env && env[i]; i++)

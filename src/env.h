@@ -13,6 +13,11 @@ int env_build(char *const *base, const struct policy *pol, const char *self, cha
               struct nf_err *err);
 void env_free(char **env);
 
+/* Set name=value in *envp (built by env_build), replacing every copy. */
+int env_set(char ***envp, const char *name, const char *value, struct nf_err *err);
+/* Remove every copy of name. */
+void env_unset(char **envp, const char *name);
+
 /* Pure: when *envp's TMPDIR names a directory the command cannot write
  * inside (not /tmp itself, not under a write root of fs), set it to /tmp,
  * where mktemp works. Returns 1 when it did (the old value in old), 0 when

@@ -281,6 +281,8 @@ static void on_signal(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
     (void)loop;
     (void)revents;
     while (read(io->fd, &si, sizeof(si)) == sizeof(si)) {
+        if (!r->cfg->signal_received)
+            r->cfg->signal_received = (int)si.ssi_signo;
         if (r->phase == PHASE_SETUP) {
             /* Nothing to forward to yet: stop the setup, exit 128+N. */
             if (!r->early_signal)

@@ -53,6 +53,7 @@ struct spawn_config {
     int init_pidfd;              /* after spawn_run: init, to reap (-1 if none) */
     int proc_fd;                 /* inside: a /proc from before the pivot (-1) */
     bool exec_failed;            /* the command's execve failed: no command ran */
+    int signal_received;         /* the first signal the host side was sent (0: none) */
     uint64_t times[STAGE_COUNT]; /* filled in as stages complete */
 };
 
