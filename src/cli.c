@@ -33,6 +33,9 @@ const char cli_usage[] =
     "  --config FILE             the INI config (default: ~/.config/nsfence/config.ini)\n"
     "  --settings FILE.json      srt 0.0.83's settings, after the INI config, before these "
     "flags\n"
+    "  --control-fd N            read srt settings as JSON lines from fd N; each valid one "
+    "replaces\n"
+    "                            the network allow and deny lists while the command runs\n"
     "  --timings                 print each setup stage's cost in microseconds\n"
     "  -v                        say what is being set up\n"
     "\n"
@@ -84,6 +87,7 @@ static const struct flag flags[] = {
     STRING("violations", violations),
     STRING("config", config),
     STRING("settings", settings),
+    STRING("control-fd", control_fd),
 };
 
 static int parse_long_option(struct cli *c, int argc, char **argv, int *i, struct nf_err *err)

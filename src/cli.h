@@ -19,7 +19,8 @@ enum cli_cmd {
 struct cli {
     enum cli_cmd cmd;
     const char *config;
-    const char *settings; /* --settings FILE.json: srt's schema */
+    const char *settings;   /* --settings FILE.json: srt's schema */
+    const char *control_fd; /* --control-fd N: live network updates, as typed */
     bool verbose;
     bool timings;
     bool json;

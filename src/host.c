@@ -46,6 +46,7 @@ static void print_timings(const uint64_t *t)
 
 struct host_side {
     struct px_server *px;
+    struct ctl_channel *ctl;
     struct sc_observer *observer;
     struct sc_observer_config ocfg;
     struct ev_loop *loop;
@@ -59,6 +60,17 @@ static int prepare(void *user, struct run_results *res, struct nf_err *err)
     struct host_side *h = user;
 
     return fs_placeholders_prepare(h->plan, &h->ph, res->skip, err);
+}
+
+/* The control channel stops the sandbox if it fails before its first
+ * line. */
+static int cloned(void *user, pid_t pid, struct nf_err *err)
+{
+    struct host_side *h = user;
+
+    (void)err;
+    ctl_set_target(h->ctl, pid);
+    return 0;
 }
 
 /* The proxy's listeners arrive from init, the observer's notification fd
@@ -104,7 +116,7 @@ static void raise_nofile(void)
     (void)setrlimit(RLIMIT_NOFILE, &r);
 }
 
-int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *err)
+int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
 {
     const struct policy *pol = &f->pol;
     struct spawn_config sc = { .plan = &f->plan, .init_pidfd = -1, .proc_fd = -1 };
@@ -114,7 +126,7 @@ int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *er
     struct host_side host = { .plan = &f->plan.fs };
     int status = 125;
 
-    sc.times[STAGE_START] = start_us;
+    sc.times[STAGE_START] = o->start_us;
     if (vio_init(&vio, pol, err) < 0)
         goto out;
     if (pol->network_enabled)
@@ -132,6 +144,17 @@ int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *er
         if (px_server_new(&host.px, &loop, &pc, err) < 0)
             goto out;
     }
+    if (o->control_fd >= 0) {
+        struct ctl_config cc = { .fd = o->control_fd,
+                                 .style = o->control_style,
+                                 .debug = o->debug,
+                                 .cwd = pol->cwd,
+                                 .home = pol->home,
+                                 .px = host.px };
+
+        if (ctl_start(&host.ctl, &loop, &cc, err) < 0 || ctl_failed(host.ctl, err))
+            goto out;
+    }
     host.loop = &loop;
     host.ocfg = (struct sc_observer_config){ .write_roots = f->plan.fs.write_roots,
                                              .n_write_roots = f->plan.fs.n_write_roots,
@@ -146,9 +169,13 @@ int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *er
     sc.loop = &loop;
     sc.hooks.on_fds = serve_fds;
     sc.hooks.prepare = prepare;
+    sc.hooks.cloned = cloned;
     sc.hooks.user = &host;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);
+    o->signal_received = sc.signal_received;
+    if (ctl_failed(host.ctl, err))
+        status = 125;
     if (status != 125 || !err->msg[0]) {
         struct pol_strv made = { 0 };
         struct nf_err ignored;
@@ -162,15 +189,16 @@ int host_run(struct front *f, bool timings, uint64_t start_us, struct nf_err *er
 out:
     sc_observer_free(host.observer);
     px_server_free(host.px);
+    ctl_free(host.ctl); /* after the proxy: its rule tables */
     fs_placeholders_release(&host.ph);
     if (loop.epfd >= 0)
         ev_loop_close(&loop);
-    if (status != 125 || !err->msg[0])
+    if ((status != 125 || !err->msg[0]) && !o->no_violation_block)
         vio_print_block(&vio, STDERR_FILENO);
     vio_free(&vio);
     spawn_reap(&sc);
     sc.times[STAGE_DONE] = sync_now_us();
-    if (timings)
+    if (o->timings)
         print_timings(sc.times);
     pol_strv_free(&git_watch);
     return status;
