@@ -13,11 +13,13 @@
 #include "src/bwrap.h"
 #include "src/cli.h"
 #include "src/connect.h"
+#include "src/control.h"
 #include "src/doctor.h"
 #include "src/explain.h"
 #include "src/front.h"
 #include "src/host.h"
 #include "src/log.h"
+#include "src/srt.h"
 #include "src/sync.h"
 
 /* A sandbox whose setup ran with elevated privileges handed to the caller is
@@ -54,9 +56,26 @@ static int fill_std_fds(struct nf_err *err)
 /* nsfence's own command line: compile it, then explain the plan or run it. */
 static int run(const struct cli *cli, uint64_t start_us, struct nf_err *err)
 {
+    struct host_opts o = { .timings = cli->timings, .start_us = start_us, .control_fd = -1 };
     struct front f;
     int status = 125;
 
+    memset(&f, 0, sizeof(f));
+    run_plan_init(&f.plan);
+    if (cli->control_fd && cli->cmd == CLI_RUN) {
+        /* Checked before anything is opened: the number is the caller's. */
+        o.control_fd = ctl_fd_parse(cli->control_fd, err);
+        if (o.control_fd < 0) {
+            nf_err_prefix(err, "--control-fd %s", cli->control_fd);
+            goto out;
+        }
+        if (ctl_fd_check(o.control_fd, err) < 0) {
+            nf_err_prefix(err, "--control-fd %d is not usable", o.control_fd);
+            nf_err_hint(err, "refusing to run the command without the control channel it asks "
+                             "for");
+            goto out;
+        }
+    }
     if (front_compile(cli, &f, err) < 0)
         goto out;
     if (cli->cmd == CLI_EXPLAIN) {
@@ -65,7 +84,7 @@ static int run(const struct cli *cli, uint64_t start_us, struct nf_err *err)
             nf_err_sys(err, "write");
         goto out;
     }
-    status = host_run(&f, cli->timings, start_us, err);
+    status = host_run(&f, &o, err);
 out:
     front_free(&f);
     return status;
@@ -95,7 +114,19 @@ int main(int argc, char **argv)
     bool bwrap = argc > 0 && bwrap_personality(argc, argv);
     int status = 125;
 
-    if (!bwrap && argc > 1 && strcmp(argv[1], "bwrap") == 0) {
+    bool srt = false;
+
+    if (argc > 0 && !bwrap) {
+        const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+        srt = strcmp(base, "srt") == 0;
+    }
+    if (!bwrap && !srt && argc > 1 && strcmp(argv[1], "srt") == 0) {
+        srt = true;
+        argc--;
+        argv++;
+    }
+    if (!bwrap && !srt && argc > 1 && strcmp(argv[1], "bwrap") == 0) {
         bwrap = true;
         argc--;
         argv++;
@@ -105,11 +136,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "bwrap: %s\n", err.msg);
             return 1;
         }
+        if (srt) {
+            fprintf(stderr, "Error: %s\n", err.msg);
+            return 1;
+        }
         log_error("%s", err.msg);
         return 125;
     }
     if (bwrap)
         return bwrap_main(argc, argv);
+    if (srt)
+        return srt_main(argc, argv);
     if (argc > 2 && strcmp(argv[1], "explain") == 0 && strcmp(argv[2], "--bwrap") == 0)
         return bwrap_explain(argc - 2, argv + 2);
     if (cli_parse(argc, argv, &cli, &err) < 0) {
