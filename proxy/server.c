@@ -55,6 +55,7 @@ struct listener {
     struct ev_io io;
     struct px_server *s;
     bool socks;
+    unsigned relay_port; /* non-zero: an external proxy's endpoint */
     struct listener *next;
 };
 
@@ -66,6 +67,7 @@ struct conn {
     struct ev_timer timer;
     struct ev_deferred gone;
     bool socks;
+    bool relay; /* to an external proxy: no request of ours, no answer */
     bool closed;
     enum conn_state state;
 
@@ -456,7 +458,11 @@ static void guard_deny(struct conn *c, unsigned classes)
 
 static void upstream_failed(struct conn *c)
 {
-    if (c->socks)
+    /* srt's bridge closes when the external proxy cannot be reached; an
+     * answer of ours would be bytes that proxy never sent. */
+    if (c->relay)
+        conn_close(c);
+    else if (c->socks)
         socks_reply_close(c, PX_SOCKS_REP_HOST_UNREACHABLE);
     else
         respond_text(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n"
@@ -522,10 +528,12 @@ static void connected(struct conn *c)
 
     snprintf(c->up_host, sizeof(c->up_host), "%s", c->host);
     c->up_port = c->port;
-    if (c->socks || c->is_connect) {
+    if (c->relay || c->socks || c->is_connect) {
         uint8_t ok[10];
 
-        if (c->socks) {
+        if (c->relay) {
+            /* The external proxy answers the client itself. */
+        } else if (c->socks) {
             px_socks_reply(PX_SOCKS_REP_OK, ok);
             if (buf_append(&c->to_client, ok, sizeof(ok)) < 0)
                 goto oom;
@@ -947,6 +955,30 @@ static void socks_step(struct conn *c)
     }
 }
 
+/* ---- relaying to an external proxy -------------------------------------------- */
+
+/* The endpoint is an external proxy's (srt's httpProxyPort/socksProxyPort):
+ * connect to it on the host's loopback and splice, reading nothing. That
+ * proxy judges every request; nsfence's rules, guard and parent do not, so
+ * none of its denials appear among nsfence's violations. */
+static void start_relay(struct conn *c, unsigned port)
+{
+    static const uint8_t loopback[4] = { 127, 0, 0, 1 };
+
+    c->relay = true;
+    snprintf(c->host, sizeof(c->host), "127.0.0.1");
+    c->port = port;
+    c->is_ip = true;
+    c->via_parent = false;
+    memset(&c->addrs[0], 0, sizeof(c->addrs[0]));
+    c->addrs[0].family = AF_INET;
+    memcpy(c->addrs[0].b, loopback, sizeof(loopback));
+    c->naddrs = 1;
+    c->next_addr = 0;
+    arm(c, CONNECT_TIMEOUT_MS);
+    try_next_addr(c);
+}
+
 /* ---- driving ---------------------------------------------------------------- */
 
 /* Advance the state machine as far as buffered data allows. */
@@ -1355,7 +1387,12 @@ static void on_accept(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
             s->conns->prev = c;
         s->conns = c;
         s->nconns++;
-        arm(c, HEAD_TIMEOUT_MS);
+        if (l->relay_port) {
+            start_relay(c, l->relay_port);
+            conn_update(c); /* the client waits until the tunnel is up */
+        } else {
+            arm(c, HEAD_TIMEOUT_MS);
+        }
         if (s->nconns >= s->cfg.max_connections) {
             log_v("proxy: %u connections, the configured cap: not accepting more for now",
                   s->nconns);
@@ -1386,6 +1423,7 @@ void px_server_set_rules(struct px_server *s, const struct px_rules *rules)
 int px_server_listen(struct px_server *s, int fd, bool socks, struct nf_err *err)
 {
     struct listener *l = calloc(1, sizeof(*l));
+    bool said = false;
 
     if (!l) {
         close(fd);
@@ -1393,6 +1431,14 @@ int px_server_listen(struct px_server *s, int fd, bool socks, struct nf_err *err
     }
     l->s = s;
     l->socks = socks;
+    l->relay_port = socks ? s->cfg.socks_relay_port : s->cfg.http_relay_port;
+    for (struct listener *o = s->listeners; o; o = o->next)
+        if (o->socks == socks)
+            said = true; /* the endpoint's other address family */
+    if (l->relay_port && !said)
+        log_v("proxy: the %s endpoint relays every connection to 127.0.0.1:%u, an external "
+              "proxy: nsfence's rules do not judge them and report no violation for them",
+              socks ? "SOCKS5" : "HTTP", l->relay_port);
     l->io.fd = fd;
     l->io.cb = on_accept;
     if (ev_io_start(s->loop, &l->io, s->paused ? 0 : EPOLLIN) < 0) {

@@ -17,6 +17,12 @@ struct px_server_config {
     const struct px_parent *parent; /* enabled or not */
     unsigned max_connections;
     struct vio_list *violations;
+    /* Non-zero: that endpoint is an external proxy's on the host's
+     * 127.0.0.1:<port> (srt's httpProxyPort / socksProxyPort). Each
+     * connection is relayed to it byte for byte; the rules, the guard and
+     * the parent never see it. */
+    unsigned http_relay_port;
+    unsigned socks_relay_port;
 };
 
 struct px_server;

@@ -158,6 +158,12 @@ int explain_print(FILE *out, const struct front *f, char **argv)
                 pol->http_port, pol->socks_port);
     else
         fprintf(out, "  %-22s none (only lo)\n", "network");
+    if (pol->network_enabled && pol->http_relay_port)
+        fprintf(out, "  %-22s relayed to 127.0.0.1:%u (an external proxy judges it)\n",
+                "http endpoint", pol->http_relay_port);
+    if (pol->network_enabled && pol->socks_relay_port)
+        fprintf(out, "  %-22s relayed to 127.0.0.1:%u (an external proxy judges it)\n",
+                "socks5 endpoint", pol->socks_relay_port);
     list(out, "allow_domain", &pol->allow_domain);
     list(out, "deny_domain", &pol->deny_domain);
     for (size_t i = 0; i < pol->n_deny_reasons; i++)

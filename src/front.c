@@ -124,6 +124,8 @@ static int setup_network(const struct policy *pol, struct px_rules *rules, struc
         http = getenv("http_proxy");
     if (!no || !*no)
         no = getenv("no_proxy");
+    if (pol->parent_no_proxy)
+        no = pol->parent_no_proxy;
     if (px_parent_choose(pol->parent_proxy, https, http, no, parent, &e) < 0) {
         /* An unusable HTTP(S)_PROXY of our own: connections go direct (the
          * rules still apply); a bad parent_proxy never loaded. */

@@ -139,7 +139,9 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
         struct px_server_config pc = { .rules = &f->rules,
                                        .parent = &f->parent,
                                        .max_connections = pol->max_connections,
-                                       .violations = &vio };
+                                       .violations = &vio,
+                                       .http_relay_port = pol->http_relay_port,
+                                       .socks_relay_port = pol->socks_relay_port };
 
         if (px_server_new(&host.px, &loop, &pc, err) < 0)
             goto out;

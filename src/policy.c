@@ -84,6 +84,7 @@ void pol_free(struct policy *pol)
     free(pol->deny_reasons);
     pol_strv_free(&pol->deny_address);
     free(pol->parent_proxy);
+    free(pol->parent_no_proxy);
     pol_strv_free(&pol->monitor_ignore);
     free(pol->monitor_log);
     memset(pol, 0, sizeof(*pol));

@@ -57,6 +57,15 @@ struct policy {
     unsigned http_port;
     unsigned socks_port;
     char *parent_proxy; /* NULL: from nsfence's own environment */
+    /* The parent's exemptions (srt's parentProxy.noProxy); NULL: nsfence's
+     * own NO_PROXY. */
+    char *parent_no_proxy;
+    /* An external proxy on the host's 127.0.0.1 serves an endpoint instead
+     * of nsfence's (srt's httpProxyPort / socksProxyPort): each connection
+     * to that endpoint is relayed to this port byte for byte, judged by
+     * that proxy and not by nsfence's rules. 0: nsfence's own proxy. */
+    unsigned http_relay_port;
+    unsigned socks_relay_port;
     unsigned max_connections;
 
     /* [monitor] */

@@ -806,16 +806,6 @@ static int refusals(const struct srt_settings *s, struct nf_err *err)
         return refuse(s, "network.filterRequest",
                       "a per-request filter (a library callback; a settings file cannot hold one)",
                       err);
-    if (s->network.http_proxy_port)
-        return refuse(s, "network.httpProxyPort",
-                      "an external HTTP proxy on the host's localhost (nsfence's proxy "
-                      "endpoints are its own)",
-                      err);
-    if (s->network.socks_proxy_port)
-        return refuse(s, "network.socksProxyPort",
-                      "an external SOCKS proxy on the host's localhost (nsfence's proxy "
-                      "endpoints are its own)",
-                      err);
     if (s->network.refuse_opaque_tunnels.set && s->network.refuse_opaque_tunnels.val)
         return refuse(s, "network.refuseOpaqueTunnels",
                       "refusing every opaque tunnel (nsfence relays CONNECT and SOCKS tunnels)",
@@ -939,11 +929,20 @@ static int apply_parent(const struct srt_settings *s, struct policy *pol, struct
     if (http && https && strcmp(http, https) != 0)
         return refuse(s, "network.parentProxy",
                       "different parents for http and https (nsfence's proxy has one)", err);
-    if (s->network.parent_no_proxy && *s->network.parent_no_proxy)
-        return refuse(s, "network.parentProxy.noProxy",
-                      "a NO_PROXY list of the settings' own (nsfence reads NO_PROXY from its "
-                      "environment)",
-                      err);
+    /* The settings' list replaces nsfence's own NO_PROXY (srt's
+     * `noProxy ?? env`), whether the parent comes from the settings or from
+     * the environment; "" is an empty list, not the environment's. */
+    if (s->network.parent_no_proxy) {
+        if (strlen(s->network.parent_no_proxy) >= sizeof(((struct px_parent *)0)->no_proxy))
+            return refuse(s, "network.parentProxy.noProxy",
+                          "a list longer than nsfence keeps (cutting it would send the rest "
+                          "through the parent)",
+                          err);
+        free(pol->parent_no_proxy);
+        pol->parent_no_proxy = strdup(s->network.parent_no_proxy);
+        if (!pol->parent_no_proxy)
+            return nf_err_sys(err, "out of memory");
+    }
     if (!url)
         return 0;
     if (cfg_apply(pol, "network", "parent_proxy", url, &e) < 0)
@@ -1011,6 +1010,12 @@ int settings_apply(const struct srt_settings *s, struct policy *pol, struct nf_e
         return -1;
     if (s->network.allow_all_unix_sockets.set)
         pol->allow_all_unix_sockets = s->network.allow_all_unix_sockets.val;
+    /* srt: an external proxy on localhost:<port> instead of the built-in
+     * one, per endpoint (both set: no local proxy at all). */
+    if (s->network.http_proxy_port)
+        pol->http_relay_port = s->network.http_proxy_port;
+    if (s->network.socks_proxy_port)
+        pol->socks_relay_port = s->network.socks_proxy_port;
     /* strictAllowlist either way, requireHostMatch true: what nsfence does
      * always (no ask-callback; a Host header that disagrees is a 400). */
     if (s->network.require_host_match.set && !s->network.require_host_match.val)

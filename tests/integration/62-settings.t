@@ -66,6 +66,80 @@ printf '{"network":{"allowedDomains":["allowed.test"],"deniedDomains":["allowed.
 nsf --settings "$d/s.json" -- curl -sS http://allowed.test/index.html
 like "$ERR" 'deny network-outbound allowed.test:80 \(closed for testing\)' "deniedDomains wins, with its deniedDomainReasons text"
 
+# httpProxyPort / socksProxyPort: an external proxy on the host's 127.0.0.1
+# serves that endpoint; nsfence relays each connection to it untouched and
+# judges none of them. The proxy here answers every request with a marker
+# and never connects anywhere.
+proxy_settings() { # proxy_settings NETWORK-EXTRA
+    printf '{"network":{"allowedDomains":[],"deniedDomains":[]%s},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}\n' \
+        "$1" > "$d/s.json"
+}
+ext_log="$d/ext.log"
+: > "$ext_log"
+mkfifo "$d/ext.ready"
+python3 "$NF_TESTS/helpers/extproxy.py" "$ext_log" > "$d/ext.ready" &
+ext_pid=$!
+ext_port=""
+read -r -t 20 ext_port < "$d/ext.ready" || true
+like "$ext_port" '^[0-9]+$' "the external proxy fixture listens on 127.0.0.1"
+
+proxy_settings ",\"httpProxyPort\":$ext_port"
+nsf -v --settings "$d/s.json" -- curl -sS -x http://localhost:3128 http://example.invalid/
+is "$RC:$OUT" "0:EXTERNAL-PROXY GET http://example.invalid/ HTTP/1.1" \
+    "httpProxyPort: the HTTP endpoint reaches the external proxy, which answers"
+unlike "$ERR" 'deny network-outbound' "nsfence's rules did not judge the relayed request"
+like "$ERR" "HTTP endpoint relays every connection to 127.0.0.1:$ext_port.*do not judge" \
+    "-v says the HTTP endpoint is relayed and not judged"
+nsf --settings "$d/s.json" -- curl -sS -o /dev/null -w '%{http_code}' --socks5-hostname localhost:1080 http://example.invalid/
+is "$OUT" "000" "httpProxyPort alone: the SOCKS endpoint is still nsfence's own"
+like "$ERR" 'deny network-outbound example.invalid:80 \(host is not on the allow list\)' \
+    "and nsfence judges what reaches it"
+nsf explain --settings "$d/s.json" -- true
+like "$OUT" "http endpoint +relayed to 127.0.0.1:$ext_port" "explain shows the relayed endpoint"
+
+: > "$ext_log"
+proxy_settings ",\"socksProxyPort\":$ext_port"
+nsf --settings "$d/s.json" -- sh -c 'curl -sS -i -x http://localhost:3128 http://example.invalid/ | head -1'
+like "$OUT" '^HTTP/1.1 403' "socksProxyPort alone: the HTTP endpoint stays on nsfence's proxy"
+like "$ERR" 'deny network-outbound example.invalid:80' "which judges and reports the request"
+nsf --settings "$d/s.json" -- curl -sS --socks5-hostname localhost:1080 http://example.invalid/
+is "$(cat "$ext_log")" "socks5 greeting" "the SOCKS endpoint reaches the external proxy, and only it"
+unlike "$ERR" 'deny network-outbound' "nsfence's rules did not judge the relayed SOCKS connection"
+
+: > "$ext_log"
+proxy_settings ",\"httpProxyPort\":$ext_port,\"socksProxyPort\":$ext_port"
+nsf --settings "$d/s.json" -- sh -c 'curl -sS -x http://localhost:3128 http://example.invalid/; curl -sS --socks5-hostname localhost:1080 http://example.invalid/'
+is "$(cat "$ext_log")" "GET http://example.invalid/ HTTP/1.1
+socks5 greeting" "both ports set: both endpoints reach the external proxy"
+unlike "$ERR" 'deny network-outbound' "and nsfence judges nothing"
+kill "$ext_pid" 2>/dev/null
+wait "$ext_pid" 2>/dev/null
+
+# An external proxy that is not listening: the connection closes, with no
+# answer of nsfence's own.
+proxy_settings ",\"httpProxyPort\":$ext_port"
+nsf --settings "$d/s.json" -- curl -sS -i -x http://localhost:3128 http://example.invalid/
+isnt_ok=$([ "$RC" -ne 0 ] && echo failed)
+is "$isnt_ok" failed "with the external proxy gone the request fails"
+unlike "$OUT" 'HTTP/1.1' "and nsfence answers nothing of its own"
+
+# parentProxy.noProxy: the settings' exemptions, in place of nsfence's own
+# NO_PROXY.
+parent_settings() { # parent_settings NO-PROXY
+    printf '{"network":{"allowedDomains":["allowed.test"],"deniedDomains":[],"parentProxy":{"http":"%s","noProxy":"%s"}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}\n' \
+        "$NF_PARENT" "$1" > "$d/s.json"
+}
+parent_settings allowed.test
+before=$(wc -l < "$NF_PARENT_LOG")
+nsf --settings "$d/s.json" -- curl -sS http://allowed.test/index.html
+is "$OUT:$(wc -l < "$NF_PARENT_LOG")" "hello from upstream:$before" \
+    "parentProxy.noProxy sends a listed host direct"
+parent_settings other.test
+NO_PROXY=allowed.test nsf --settings "$d/s.json" -- curl -sS http://allowed.test/index.html
+is "$OUT" "hello from upstream" "a host off noProxy is reached"
+like "$(tail -1 "$NF_PARENT_LOG")" 'CONNECT allowed.test:80' \
+    "through the parent: the settings' noProxy replaces nsfence's NO_PROXY"
+
 # --- environment ----------------------------------------------------------------
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"credentials":{"envVars":[{"name":"NF_SECRET","mode":"deny"}]},"git":{"safeDirectories":["/srv/repo"]}'
 NF_SECRET=hunter2 nsf --settings "$d/s.json" -- sh -c 'echo "secret=${NF_SECRET-unset}"; git config --get-all safe.directory'
@@ -78,8 +152,6 @@ settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"network2":1'
 refuse "an unknown top-level key" "$d/s.json: network2: unknown key"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
 refuse "tlsTerminate" "$d/s.json: network.tlsTerminate: TLS termination; nsfence cannot honour it"
-printf '{"network":{"allowedDomains":[],"deniedDomains":[],"httpProxyPort":8080},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
-refuse "an external proxy port" "$d/s.json: network.httpProxyPort: .*refuses"
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[],"disabled":true}'
 refuse "filesystem.disabled" "$d/s.json: filesystem.disabled: .*refuses"
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"credentials":{"files":[{"path":"/etc/x","mode":"mask"}]}'

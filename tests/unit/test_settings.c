@@ -203,14 +203,74 @@ static void parent_proxy_maps_to_the_one_parent(void **state)
     pol_free(&pol);
     apply_error(DOC(NET(",'parentProxy':{'https':'http://a:1','http':'http://b:2'}"), FS(""), ""),
                 "network.parentProxy: ", "refuses");
-    apply_error(DOC(NET(",'parentProxy':{'http':'http://a:1','noProxy':'x.com'}"), FS(""), ""),
-                "network.parentProxy.noProxy: ", "refuses");
     apply_error(DOC(NET(",'parentProxy':{'http':'socks5://a:1'}"), FS(""), ""),
                 "network.parentProxy.http: ", NULL);
     parse_error(DOC(NET(",'parentProxy':{'http':3}"), FS(""), ""),
                 "network.parentProxy.http: ", "expected a string");
     parse_error(DOC(NET(",'parentProxy':{'ftp':'x'}"), FS(""), ""),
                 "network.parentProxy.ftp: ", "unknown key");
+}
+
+static void parent_no_proxy_replaces_the_environments(void **state)
+{
+    struct policy pol;
+    char doc[2200], *list;
+
+    (void)state;
+    load_ok(
+        DOC(NET(",'parentProxy':{'http':'http://a:1','noProxy':'x.com,.corp:8080'}"), FS(""), ""),
+        &pol);
+    assert_string_equal(pol.parent_proxy, "http://a:1");
+    assert_string_equal(pol.parent_no_proxy, "x.com,.corp:8080");
+    pol_free(&pol);
+    /* Without a parent of its own the list still applies, to the parent
+     * nsfence's environment names (srt: noProxy ?? NO_PROXY). */
+    load_ok(DOC(NET(",'parentProxy':{'noProxy':'x.com'}"), FS(""), ""), &pol);
+    assert_null(pol.parent_proxy);
+    assert_string_equal(pol.parent_no_proxy, "x.com");
+    pol_free(&pol);
+    /* "" is an empty list: nothing exempt, the environment's NO_PROXY unused. */
+    load_ok(DOC(NET(",'parentProxy':{'noProxy':''}"), FS(""), ""), &pol);
+    assert_string_equal(pol.parent_no_proxy, "");
+    pol_free(&pol);
+    load_ok(DOC(NET(",'parentProxy':{'http':'http://a:1'}"), FS(""), ""), &pol);
+    assert_null(pol.parent_no_proxy);
+    pol_free(&pol);
+    /* A list too long to keep whole is refused, not cut. */
+    list = calloc(1, 1100);
+    assert_non_null(list);
+    memset(list, 'a', 1099);
+    snprintf(doc, sizeof(doc), DOC(NET(",'parentProxy':{'noProxy':'%s'}"), FS(""), ""), list);
+    apply_error(doc, "network.parentProxy.noProxy: ", "refuses");
+    free(list);
+}
+
+static void proxy_ports_relay_their_endpoint_to_the_external_proxy(void **state)
+{
+    struct policy pol;
+
+    (void)state;
+    load_ok(DOC(NET(",'httpProxyPort':8080"), FS(""), ""), &pol);
+    assert_int_equal(pol.http_relay_port, 8080);
+    assert_int_equal(pol.socks_relay_port, 0);
+    /* The endpoints inside keep their ports: the environment still names
+     * localhost:3128 and :1080. */
+    assert_int_equal(pol.http_port, POL_DEFAULT_HTTP_PORT);
+    assert_int_equal(pol.socks_port, POL_DEFAULT_SOCKS_PORT);
+    assert_true(pol.network_enabled);
+    pol_free(&pol);
+    load_ok(DOC(NET(",'socksProxyPort':1081"), FS(""), ""), &pol);
+    assert_int_equal(pol.http_relay_port, 0);
+    assert_int_equal(pol.socks_relay_port, 1081);
+    pol_free(&pol);
+    load_ok(DOC(NET(",'httpProxyPort':65535,'socksProxyPort':1"), FS(""), ""), &pol);
+    assert_int_equal(pol.http_relay_port, 65535);
+    assert_int_equal(pol.socks_relay_port, 1);
+    pol_free(&pol);
+    load_ok(BASE(""), &pol);
+    assert_int_equal(pol.http_relay_port, 0);
+    assert_int_equal(pol.socks_relay_port, 0);
+    pol_free(&pol);
 }
 
 static void hardening_knobs_nsfence_already_obeys_are_accepted(void **state)
@@ -242,8 +302,6 @@ static void keys_nsfence_cannot_honour_are_refused(void **state)
         { DOC(NET(",'mitmProxy':{'socketPath':'/s','domains':['a.com']}"), FS(""), ""),
           "network.mitmProxy: " },
         { DOC(NET(",'filterRequest':null"), FS(""), ""), "network.filterRequest: " },
-        { DOC(NET(",'httpProxyPort':8080"), FS(""), ""), "network.httpProxyPort: " },
-        { DOC(NET(",'socksProxyPort':1081"), FS(""), ""), "network.socksProxyPort: " },
         { DOC(NET(",'refuseOpaqueTunnels':true"), FS(""), ""), "network.refuseOpaqueTunnels: " },
         { DOC(NET(",'allowPlaintextHeaderSet':true"), FS(""), ""),
           "network.allowPlaintextHeaderSet: " },
@@ -772,6 +830,8 @@ int main(void)
         cmocka_unit_test(allow_all_unix_sockets_false_replaces_the_config),
         cmocka_unit_test(bad_network_values_are_refused_by_index),
         cmocka_unit_test(parent_proxy_maps_to_the_one_parent),
+        cmocka_unit_test(parent_no_proxy_replaces_the_environments),
+        cmocka_unit_test(proxy_ports_relay_their_endpoint_to_the_external_proxy),
         cmocka_unit_test(hardening_knobs_nsfence_already_obeys_are_accepted),
         cmocka_unit_test(keys_nsfence_cannot_honour_are_refused),
         cmocka_unit_test(settings_for_other_systems_and_tools_are_noted),
