@@ -9,6 +9,7 @@
 struct sc_precompiled {
     bool unix_block;
     bool observer;
+    bool nested_userns;
     size_t n;
     struct {
         enum sc_filter kind;
@@ -25,7 +26,8 @@ int sc_build(const struct sc_options *o, struct sc_set *out, struct nf_err *err)
     for (size_t v = 0; v < sizeof(sc_precompiled) / sizeof(sc_precompiled[0]); v++) {
         const struct sc_precompiled *p = &sc_precompiled[v];
 
-        if (p->unix_block != o->unix_block || p->observer != o->observer)
+        if (p->unix_block != o->unix_block || p->observer != o->observer ||
+            p->nested_userns != o->nested_userns)
             continue;
         for (size_t i = 0; i < p->n; i++) {
             size_t bytes = p->progs[i].len * sizeof(struct sock_filter);

@@ -102,26 +102,37 @@ static int build_unix(scmp_filter_ctx ctx, struct nf_err *err)
     return 0;
 }
 
-static int build_namespaces(scmp_filter_ctx ctx, struct nf_err *err)
+static int build_namespaces(scmp_filter_ctx ctx, const struct sc_options *o, struct nf_err *err)
 {
+    static const char *const mounts[] = {
+        "setns",  "mount",    "umount2", "pivot_root", "open_tree",     "move_mount",
+        "fsopen", "fsconfig", "fsmount", "fspick",     "mount_setattr", "open_tree_attr",
+    };
     /* keyctl, add_key, request_key: the command would otherwise possess its
      * caller's session keyring and read or update the keys there (Kerberos
      * ccaches, tokens). init joins a fresh session keyring where it can, but
      * the caller's user keyring (@u) stays reachable, and so does any key
      * whose serial the command learns. (In this filter rather than a fifth:
      * each filter costs load time.) */
-    static const char *const refused[] = {
-        "setns",         "mount",          "umount2",  "pivot_root", "open_tree",
-        "move_mount",    "fsopen",         "fsconfig", "fsmount",    "fspick",
-        "mount_setattr", "open_tree_attr", "keyctl",   "add_key",    "request_key",
-    };
+    static const char *const keyrings[] = { "keyctl", "add_key", "request_key" };
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* In a new user namespace the command would hold every capability again
      * and could mount over its own protections. */
     struct scmp_arg_cmp newuser = BIT(0, CLONE_NEWUSER), newns = BIT(0, CLONE_NEWNS);
 
-    for (size_t i = 0; i < NF_ARRAY_SIZE(refused); i++)
-        if (rule(ctx, eperm, refused[i], 0, NULL, err) < 0)
+    for (size_t i = 0; i < NF_ARRAY_SIZE(keyrings); i++)
+        if (rule(ctx, eperm, keyrings[i], 0, NULL, err) < 0)
+            return -1;
+    /* Nested user namespaces asked for (srt's allowNestedUserNamespaces,
+     * under which srt skips its whole namespaces filter): the capabilities
+     * of a namespace the command makes reach only what that namespace owns,
+     * its own mount namespace included; the sandbox's mounts belong to a
+     * namespace in which the command holds no capability, so they stay as
+     * they are. The keyrings are no namespace's: they stay refused. */
+    if (o->nested_userns)
+        return 0;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(mounts); i++)
+        if (rule(ctx, eperm, mounts[i], 0, NULL, err) < 0)
             return -1;
     if (rule(ctx, eperm, "unshare", 1, &newuser, err) < 0 ||
         rule(ctx, eperm, "unshare", 1, &newns, err) < 0 ||
@@ -172,7 +183,7 @@ static int build_observer(scmp_filter_ctx ctx, struct nf_err *err)
     return 0;
 }
 
-static scmp_filter_ctx new_ctx(enum sc_filter f, struct nf_err *err)
+static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, struct nf_err *err)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     int rc;
@@ -196,7 +207,7 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, struct nf_err *err)
             rc = build_unix(ctx, err);
             break;
         case SC_FILTER_NAMESPACES:
-            rc = build_namespaces(ctx, err);
+            rc = build_namespaces(ctx, o, err);
             break;
         case SC_FILTER_TTY:
             rc = build_tty(ctx, err);
@@ -238,7 +249,7 @@ int sc_compile(const struct sc_options *o, struct sc_set *out, struct nf_err *er
 
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < n; i++) {
-        scmp_filter_ctx ctx = new_ctx(which[i], err);
+        scmp_filter_ctx ctx = new_ctx(which[i], o, err);
         int p[2];
         ssize_t len;
         struct sock_filter *insns;
@@ -290,7 +301,7 @@ int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err)
     size_t n = wanted(o, which);
 
     for (size_t i = 0; i < n; i++) {
-        scmp_filter_ctx ctx = new_ctx(which[i], err);
+        scmp_filter_ctx ctx = new_ctx(which[i], o, err);
         int rc;
 
         if (!ctx)

@@ -29,6 +29,10 @@ enum sc_filter {
 struct sc_options {
     bool unix_block; /* off with --allow-all-unix-sockets */
     bool observer;   /* off with --no-monitor */
+    /* The command may make user namespaces, and mount in the mount
+     * namespaces those own (srt's allowNestedUserNamespaces): the namespaces
+     * filter then refuses only the keyring calls. */
+    bool nested_userns;
 };
 
 struct sc_program {

@@ -172,8 +172,12 @@ static int compile_plan(char **argv, struct front *f, struct nf_err *err)
     p->caps = 0;
     f->filters.unix_block = !pol->allow_all_unix_sockets;
     f->filters.observer = pol->monitor_enabled;
+    f->filters.nested_userns = pol->nested_userns;
     if (!f->filters.unix_block)
         log_v("--allow-all-unix-sockets: no unix-socket, vsock or io_uring filter");
+    if (f->filters.nested_userns)
+        log_v("allowNestedUserNamespaces: the command may make user namespaces and mount in "
+              "their own mount namespaces; the keyring calls stay refused");
     if (sc_build(&f->filters, &p->filters, err) < 0)
         return -1;
     p->new_session = pol->new_session;

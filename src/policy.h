@@ -79,6 +79,9 @@ struct policy {
      * container with a masked /proc) where procfs cannot be mounted: the
      * command then sees every host process (srt's enableWeakerNestedSandbox). */
     bool proc_host;
+    /* The command may make user namespaces (and mount in the mount
+     * namespaces they own): srt's allowNestedUserNamespaces. */
+    bool nested_userns;
 
     /* Environment: variables removed from the command's environment
      * (credentials with mode deny), and directories git treats as safe

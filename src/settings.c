@@ -825,10 +825,6 @@ static int refusals(const struct srt_settings *s, struct nf_err *err)
                       "running with no filesystem rules (nsfence always builds its mount "
                       "table)",
                       err);
-    if (s->nested_userns.set && s->nested_userns.val)
-        return refuse(s, "allowNestedUserNamespaces",
-                      "user namespaces inside the sandbox (nsfence's namespace filter is fixed)",
-                      err);
     if (s->has_aws_pairs)
         return refuse(s, "credentials.awsPairs", "AWS SigV4 request re-signing", err);
     if (s->has_sigv4)
@@ -1056,6 +1052,8 @@ int settings_apply(const struct srt_settings *s, struct policy *pol, struct nf_e
         }
     if (s->weaker_nested.set)
         pol->proc_host = s->weaker_nested.val;
+    if (s->nested_userns.set)
+        pol->nested_userns = s->nested_userns.val;
     return 0;
 }
 

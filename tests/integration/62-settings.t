@@ -147,6 +147,18 @@ is "$OUT" "secret=unset
 /srv/repo
 /srv/repo/*" "a denied credential variable is absent; git.safeDirectories reaches git"
 
+# --- allowNestedUserNamespaces ---------------------------------------------------
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}'
+nsf --settings "$d/s.json" -- unshare -U true
+ok $([ "$RC" -ne 0 ]; echo $?) "by default a nested user namespace is refused"
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"allowNestedUserNamespaces":true'
+nsf --settings "$d/s.json" -- unshare -U sh -c 'echo nested'
+is "$RC:$OUT" "0:nested" "allowNestedUserNamespaces: a nested user namespace works"
+nsf --settings "$d/s.json" -- sh -c 'keyctl show @s >/dev/null 2>&1 || echo refused'
+is "$OUT" "refused" "allowNestedUserNamespaces: the keyrings stay refused"
+nsf -v --settings "$d/s.json" -- true
+like "$ERR" "allowNestedUserNamespaces: the command may make user namespaces" "-v says so"
+
 # --- refusals and errors ----------------------------------------------------------
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"network2":1'
 refuse "an unknown top-level key" "$d/s.json: network2: unknown key"

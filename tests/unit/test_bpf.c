@@ -2,6 +2,8 @@
  * libseccomp compiles now, for every combination of the options; the
  * namespaces filter, loaded in a child, refuses the keyring calls. */
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <linux/keyctl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +21,10 @@
 static void precompiled_equals_live(void **state)
 {
     (void)state;
-    for (int v = 0; v < 4; v++) {
-        struct sc_options o = { .unix_block = v & 1, .observer = (v >> 1) & 1 };
+    for (int v = 0; v < 8; v++) {
+        struct sc_options o = { .unix_block = v & 1,
+                                .observer = (v >> 1) & 1,
+                                .nested_userns = (v >> 2) & 1 };
         struct sc_set built, live;
         struct nf_err err = { 0 };
 
@@ -52,25 +56,36 @@ static void the_observer_comes_first(void **state)
     sc_set_free(&s);
 }
 
-/* Bit i of the child's exit status: check i failed. */
-static int keyring_calls_in_child(void)
+/* In the calling process: no_new_privs and only the namespaces filter the
+ * options ask for. */
+static int install_namespaces_filter(const struct sc_options *o)
 {
-    struct sc_options o = { 0 };
     struct sc_set all, ns = { 0 };
     struct nf_err err = { 0 };
     char why[64];
-    int listener, bad = 0;
+    int listener;
+
+    if (sc_build(o, &all, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -1;
+    for (size_t i = 0; i < all.n; i++)
+        if (all.progs[i].kind == SC_FILTER_NAMESPACES)
+            ns.progs[ns.n++] = all.progs[i];
+    if (ns.n != 1 || sc_install(&ns, &listener, why, sizeof(why), &err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Bit i of the child's exit status: check i failed. */
+static int keyring_calls_in_child(bool nested_userns)
+{
+    struct sc_options o = { .nested_userns = nested_userns };
+    int bad = 0;
 
     /* Control: before the filter, the kernel answers keyctl itself. */
     if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) < 0 &&
         errno == EPERM)
         bad |= 1;
-    if (sc_build(&o, &all, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        return 0x40;
-    for (size_t i = 0; i < all.n; i++)
-        if (all.progs[i].kind == SC_FILTER_NAMESPACES)
-            ns.progs[ns.n++] = all.progs[i];
-    if (ns.n != 1 || sc_install(&ns, &listener, why, sizeof(why), &err) < 0)
+    if (install_namespaces_filter(&o) < 0)
         return 0x40;
     if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) >= 0 ||
         errno != EPERM)
@@ -85,19 +100,57 @@ static int keyring_calls_in_child(void)
     return bad;
 }
 
-static void the_namespaces_filter_refuses_the_keyring_calls(void **state)
+static int in_child(int (*fn)(bool), bool arg)
 {
     int status;
-    pid_t pid;
+    pid_t pid = fork();
 
-    (void)state;
-    pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
-        _exit(keyring_calls_in_child());
+        _exit(fn(arg));
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    return WEXITSTATUS(status);
+}
+
+static void the_namespaces_filter_refuses_the_keyring_calls(void **state)
+{
+    (void)state;
+    assert_int_equal(in_child(keyring_calls_in_child, false), 0);
+    assert_int_equal(in_child(keyring_calls_in_child, true), 0);
+}
+
+/* unshare(CLONE_NEWUSER) in a child, under the namespaces filter (filter)
+ * with or without nested_userns, or under no filter: 0 when it worked,
+ * else its errno (0x40: the filter could not be installed). */
+static int unshare_user(bool nested_userns, bool filter)
+{
+    struct sc_options o = { .nested_userns = nested_userns };
+
+    if (filter && install_namespaces_filter(&o) < 0)
+        return 0x40;
+    return unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+}
+
+static int unshare_user_unfiltered(bool unused)
+{
+    (void)unused;
+    return unshare_user(false, false);
+}
+
+static int unshare_user_filtered(bool nested_userns)
+{
+    return unshare_user(nested_userns, true);
+}
+
+static void nested_userns_lets_the_kernel_answer_unshare(void **state)
+{
+    (void)state;
+    /* By default the filter refuses; with nested_userns the command gets
+     * whatever the kernel says (this host may refuse user namespaces
+     * itself). */
+    assert_int_equal(in_child(unshare_user_filtered, false), EPERM);
+    assert_int_equal(in_child(unshare_user_filtered, true), in_child(unshare_user_unfiltered, 0));
 }
 
 int main(void)
@@ -106,6 +159,7 @@ int main(void)
         cmocka_unit_test(precompiled_equals_live),
         cmocka_unit_test(the_observer_comes_first),
         cmocka_unit_test(the_namespaces_filter_refuses_the_keyring_calls),
+        cmocka_unit_test(nested_userns_lets_the_kernel_answer_unshare),
     };
 
     return cmocka_run_group_tests_name("bpf", tests, NULL, NULL);

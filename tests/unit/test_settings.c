@@ -310,7 +310,6 @@ static void keys_nsfence_cannot_honour_are_refused(void **state)
         { DOC(NET(",'ambiguousRequestTarget':'asSpelled'"), FS(""), ""),
           "network.ambiguousRequestTarget: " },
         { DOC(NET(""), FS(",'disabled':true"), ""), "filesystem.disabled: " },
-        { BASE(",'allowNestedUserNamespaces':true"), "allowNestedUserNamespaces: " },
         { BASE(",'credentials':{'awsPairs':[]}"), "credentials.awsPairs: " },
         { BASE(",'credentials':{'sigv4':{'streaming':'deny'}}"), "credentials.sigv4: " },
         { BASE(",'credentials':{'files':[{'path':'~/.aws','mode':'deny'},"
@@ -586,9 +585,14 @@ static void nested_sandbox_flags(void **state)
     (void)state;
     load_ok(BASE(",'enableWeakerNestedSandbox':true,'allowNestedUserNamespaces':false"), &pol);
     assert_true(pol.proc_host);
+    assert_false(pol.nested_userns);
     pol_free(&pol);
     load_ok(BASE(",'enableWeakerNestedSandbox':false"), &pol);
     assert_false(pol.proc_host);
+    assert_false(pol.nested_userns);
+    pol_free(&pol);
+    load_ok(BASE(",'allowNestedUserNamespaces':true"), &pol);
+    assert_true(pol.nested_userns);
     pol_free(&pol);
 }
 
