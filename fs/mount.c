@@ -345,15 +345,17 @@ static int setup_scratch(struct exec *x, struct nf_err *err)
     return 0;
 }
 
-static int setup_root(struct exec *x, struct nf_err *err)
+static int setup_root(struct exec *x, const struct fs_op *op, struct nf_err *err)
 {
     _cleanup_close_ int mnt =
         nf_open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 
     if (mnt < 0)
         return nf_err_sys(err, "open_tree /");
-    /* Read-only, nosuid and nodev pushed into every submount at once. */
-    if (fs_set_attr(mnt, ATTR_RO, true, "/", err) < 0)
+    /* Read-only, nosuid and nodev pushed into every submount at once
+     * (writable only when the policy has no filesystem rules: bwrap's
+     * `--bind / /` still adds nosuid and nodev). */
+    if (fs_set_attr(mnt, (op->flags & FS_F_RW) ? ATTR_RW : ATTR_RO, true, "/", err) < 0)
         return -1;
     if (nf_move_mount(mnt, "", x->scratch, "root", MOVE_MOUNT_F_EMPTY_PATH) < 0)
         return nf_err_sys(err, "move_mount new root");
@@ -390,7 +392,7 @@ static int run_op(struct exec *x, const struct fs_op *op, size_t index, struct n
         return fs_ops_run(x, op, index, err);
     switch (op->kind) {
     case FS_OP_ROOT:
-        return setup_root(x, err);
+        return setup_root(x, op, err);
     case FS_OP_PIN:
         return do_bind(x, op, ATTR_RO, err);
     case FS_OP_TMPFS:

@@ -1283,6 +1283,30 @@ static int add_pseudo(struct fs_plan *plan, const struct policy *pol, struct nf_
     return 0;
 }
 
+/* srt's filesystem.disabled: the host tree writable as it is (bwrap's
+ * `--bind / /`), with no write roots, protections, masks, private /tmp or
+ * placeholders; only /dev and /proc are the sandbox's own. */
+static int build_disabled(const struct policy *pol, struct fs_plan *plan, struct nf_err *err)
+{
+    struct fs_op *root =
+        fs_plan_push(plan, FS_OP_ROOT, "/", "/", "host root, writable (filesystem.disabled)", err);
+
+    if (!root)
+        return -1;
+    root->flags = FS_F_RW;
+    /* No write roots: nothing to scan for repositories made during the run
+     * (the whole host would be one); the run turns the observer off. */
+    plan->unrestricted = true;
+    log_v("filesystem.disabled: no filesystem rules; the host tree is writable, no path is "
+          "protected or hidden, and no write is reported");
+    /* srt ignores its lists when disabled; say what is not applied. */
+    if (pol->deny_read.n || pol->allow_read.n || pol->deny_write.n || pol->allow_write.n > 1)
+        log_v("filesystem.disabled: %zu deny_read, %zu allow_read, %zu deny_write and %zu "
+              "allow_write entries are not applied",
+              pol->deny_read.n, pol->allow_read.n, pol->deny_write.n, pol->allow_write.n);
+    return add_pseudo(plan, pol, err);
+}
+
 int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err *err)
 {
     struct rules r = { 0 };
@@ -1295,6 +1319,10 @@ int fs_plan_build(const struct policy *pol, struct fs_plan *plan, struct nf_err 
     plan->cwd = strdup(pol->cwd);
     if (!plan->cwd) {
         nf_err_sys(err, "out of memory");
+        goto out;
+    }
+    if (pol->fs_disabled) {
+        rc = build_disabled(pol, plan, err);
         goto out;
     }
     r.plan = plan;
@@ -1384,6 +1412,8 @@ bool fs_plan_writable(const struct fs_plan *plan, const char *abs)
 {
     ssize_t rw, ro;
 
+    if (plan->unrestricted)
+        return true;
     if (deepest(plan->protected_paths, plan->n_protected, abs) >= 0)
         return false;
     rw = deepest(plan->write_roots, plan->n_write_roots, abs);
@@ -1528,7 +1558,9 @@ void fs_op_format(const struct fs_op *op, char *buf, size_t sz)
     char details[PATH_MAX];
 
     op_details(op, details, sizeof(details));
-    if (op->src && strcmp(op->src, op->dst) != 0)
+    if (op->kind == FS_OP_ROOT && (op->flags & FS_F_RW))
+        snprintf(buf, sz, "%-10s %s  (%s)", "root-rw", op->dst, op->why);
+    else if (op->src && strcmp(op->src, op->dst) != 0)
         snprintf(buf, sz, "%-10s %s -> %s%s%s  (%s)", fs_op_kind_name(op->kind), op->src, op->dst,
                  ph, details, op->why);
     else

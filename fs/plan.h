@@ -9,7 +9,8 @@
 #include "src/policy.h"
 
 enum fs_op_kind {
-    FS_OP_ROOT,       /* the host tree, recursively read-only, nosuid, nodev */
+    FS_OP_ROOT,       /* the host tree, recursively read-only, nosuid, nodev
+                         (FS_F_RW: writable, still nosuid, nodev) */
     FS_OP_PIN,        /* an ancestor of a protected path bound onto itself beneath
                          everything: invisible, but renaming or removing it is EBUSY */
     FS_OP_TMPFS,      /* a private, writable tmpfs (the sandbox's /tmp) */
@@ -48,6 +49,7 @@ enum fs_op_kind {
 #define FS_F_HOST      0x8u  /* /proc: a bind of the host's */
 #define FS_F_TMP       0x10u /* overlay: its upper layer on a tmpfs */
 #define FS_F_HIDE_KEYS 0x20u /* /proc: keys and key-users masked */
+#define FS_F_RW        0x40u /* the host root: writable (srt's filesystem.disabled) */
 
 /* A protected path that does not exist yet: the host side creates an empty
  * placeholder before the sandbox starts (so the bind has a mount point) and
@@ -98,6 +100,8 @@ struct fs_plan {
      * caller's plan, as bubblewrap's are); otherwise no symlink at all. */
     bool dst_follow;
     char *cwd; /* the command's working directory */
+    /* No filesystem rules: the host tree is writable everywhere. */
+    bool unrestricted;
     /* Write roots as the observer sees them (effective, resolved). */
     char **write_roots;
     size_t n_write_roots;

@@ -310,8 +310,9 @@ int env_fix_tmpdir(char ***envp, const struct fs_plan *fs, char *old, size_t old
     /* Lexical, as everything the plan lists is resolved already: a TMPDIR
      * reached through a symlink is replaced by /tmp, which works as well. */
     if (t[0] == '/' && pol_path_normalize(t, "/", NULL, norm, sizeof(norm), &ignored) == 0) {
-        /* The private /tmp is empty: only /tmp itself exists there. */
-        usable = strcmp(norm, "/tmp") == 0;
+        /* The private /tmp is empty: only /tmp itself exists there (with
+         * no filesystem rules, the host's /tmp and every path is there). */
+        usable = strcmp(norm, "/tmp") == 0 || fs->unrestricted;
         for (size_t i = 0; !usable && i < fs->n_write_roots; i++)
             usable = pol_path_within(norm, fs->write_roots[i]) && fs_plan_writable(fs, norm);
     }

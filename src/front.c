@@ -171,7 +171,8 @@ static int compile_plan(char **argv, struct front *f, struct nf_err *err)
     }
     p->caps = 0;
     f->filters.unix_block = !pol->allow_all_unix_sockets;
-    f->filters.observer = pol->monitor_enabled;
+    /* With no filesystem rules no write is refused: nothing to observe. */
+    f->filters.observer = pol->monitor_enabled && !p->fs.unrestricted;
     f->filters.nested_userns = pol->nested_userns;
     if (!f->filters.unix_block)
         log_v("--allow-all-unix-sockets: no unix-socket, vsock or io_uring filter");

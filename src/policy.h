@@ -45,6 +45,9 @@ struct policy {
     /* `.git/config` may be written (srt's allowGitConfig); hooks and the
      * rest of the mandatory denies hold. */
     bool allow_git_config;
+    /* No filesystem rules at all (srt's filesystem.disabled): the host tree
+     * writable, nothing protected, hidden or private but /dev and /proc. */
+    bool fs_disabled;
 
     /* [network] */
     bool network_enabled;

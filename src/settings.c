@@ -820,11 +820,6 @@ static int refusals(const struct srt_settings *s, struct nf_err *err)
         strcmp(s->network.ambiguous_request_target, "refuse") != 0)
         return refuse(s, "network.ambiguousRequestTarget",
                       "a request-target policy for a request filter", err);
-    if (s->filesystem.disabled.set && s->filesystem.disabled.val)
-        return refuse(s, "filesystem.disabled",
-                      "running with no filesystem rules (nsfence always builds its mount "
-                      "table)",
-                      err);
     if (s->has_aws_pairs)
         return refuse(s, "credentials.awsPairs", "AWS SigV4 request re-signing", err);
     if (s->has_sigv4)
@@ -1032,6 +1027,8 @@ int settings_apply(const struct srt_settings *s, struct policy *pol, struct nf_e
         apply_paths(s, pol, "denyWrite", &s->filesystem.deny_write, &pol->deny_write, false, err) <
             0)
         return -1;
+    if (s->filesystem.disabled.set)
+        pol->fs_disabled = s->filesystem.disabled.val;
     if (s->filesystem.allow_git_config.set)
         pol->allow_git_config = s->filesystem.allow_git_config.val;
     if (s->mandatory_deny_depth)

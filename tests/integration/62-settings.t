@@ -159,13 +159,27 @@ is "$OUT" "refused" "allowNestedUserNamespaces: the keyrings stay refused"
 nsf -v --settings "$d/s.json" -- true
 like "$ERR" "allowNestedUserNamespaces: the command may make user namespaces" "-v says so"
 
+# --- filesystem.disabled ------------------------------------------------------------
+nf_tmpdir outside
+settings '' "{\"denyRead\":[\"$d/secret\"],\"allowWrite\":[],\"denyWrite\":[],\"disabled\":true}"
+cd "$d/out"
+nsf --settings "$d/s.json" -- sh -c "echo kept > $outside/written && cat $outside/written; cat $d/secret/key"
+is "$RC:$OUT" "0:kept
+classified" "filesystem.disabled: a write outside the working directory works, no read is denied"
+is "$ERR" "" "and nothing is reported"
+is "$(cat "$outside/written" 2>/dev/null)" kept "the write persists on the host"
+nsf --settings "$d/s.json" -- sh -c 'cat /proc/1/comm; test -c /dev/null && echo dev'
+is "$OUT" "nsfence
+dev" "filesystem.disabled: /proc and /dev are still the sandbox's"
+nsf -v --settings "$d/s.json" -- true
+like "$ERR" "filesystem.disabled: no filesystem rules" "-v says so"
+cd "$d"
+
 # --- refusals and errors ----------------------------------------------------------
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"network2":1'
 refuse "an unknown top-level key" "$d/s.json: network2: unknown key"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$d/s.json"
 refuse "tlsTerminate" "$d/s.json: network.tlsTerminate: TLS termination; nsfence cannot honour it"
-settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[],"disabled":true}'
-refuse "filesystem.disabled" "$d/s.json: filesystem.disabled: .*refuses"
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"credentials":{"files":[{"path":"/etc/x","mode":"mask"}]}'
 refuse "a masked credential" "$d/s.json: credentials.files\\[0\\]: .*refuses"
 settings '"a.test", 3' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}'

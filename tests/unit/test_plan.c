@@ -319,6 +319,28 @@ static void default_policy_in_an_empty_dir(void **state)
     fs_plan_free(&plan);
 }
 
+/* srt's filesystem.disabled: the host root writable, nothing protected,
+ * masked or private but /dev and /proc, whatever the lists say. */
+static void disabled_filesystem_is_a_writable_root(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan;
+
+    mk(fx, "secret/");
+    mk(fx, ".git/hooks/");
+    add(fx, &fx->pol.deny_read, "$D/secret");
+    add(fx, &fx->pol.deny_write, "$D/x");
+    fx->pol.fs_disabled = true;
+    build(fx, &plan,
+          "root-rw    /  (host root, writable (filesystem.disabled))\n"
+          "dev        /dev [ro]  (minimal /dev)\n"
+          "proc       /proc [keys hidden]  (sandbox /proc)\n");
+    assert_true(plan.unrestricted);
+    assert_int_equal(plan.n_write_roots, 0);
+    assert_true(fs_plan_writable(&plan, "/etc/passwd"));
+    fs_plan_free(&plan);
+}
+
 /* An existing .git: its hooks and config read-only, a missing commondir held
  * (one the command wrote would send git to config and hooks it controls),
  * and .git pinned (first, beneath everything) so that `mv .git x` cannot
@@ -914,6 +936,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(default_policy_in_an_empty_dir),
+        T(disabled_filesystem_is_a_writable_root),
         T(git_repo_protects_hooks_and_config),
         T(empty_git_dir_gets_placeholders),
         T(nested_protected_file_pins_its_ancestors),

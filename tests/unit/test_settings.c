@@ -309,7 +309,6 @@ static void keys_nsfence_cannot_honour_are_refused(void **state)
           "network.stripResponseHeaders: " },
         { DOC(NET(",'ambiguousRequestTarget':'asSpelled'"), FS(""), ""),
           "network.ambiguousRequestTarget: " },
-        { DOC(NET(""), FS(",'disabled':true"), ""), "filesystem.disabled: " },
         { BASE(",'credentials':{'awsPairs':[]}"), "credentials.awsPairs: " },
         { BASE(",'credentials':{'sigv4':{'streaming':'deny'}}"), "credentials.sigv4: " },
         { BASE(",'credentials':{'files':[{'path':'~/.aws','mode':'deny'},"
@@ -596,6 +595,19 @@ static void nested_sandbox_flags(void **state)
     pol_free(&pol);
 }
 
+static void filesystem_disabled_is_honoured(void **state)
+{
+    struct policy pol;
+
+    (void)state;
+    load_ok(DOC(NET(""), FS(",'disabled':true"), ""), &pol);
+    assert_true(pol.fs_disabled);
+    pol_free(&pol);
+    load_ok(DOC(NET(""), FS(",'disabled':false"), ""), &pol);
+    assert_false(pol.fs_disabled);
+    pol_free(&pol);
+}
+
 static void git_safe_directories_reach_the_environment(void **state)
 {
     static const char *const dirs[] = { "/repo", "/", "~/w" };
@@ -849,6 +861,7 @@ int main(void)
         cmocka_unit_test(credential_entry_errors_name_the_entry),
         cmocka_unit_test(ignore_violations_star_feeds_the_monitor_ignore),
         cmocka_unit_test(nested_sandbox_flags),
+        cmocka_unit_test(filesystem_disabled_is_honoured),
         cmocka_unit_test(git_safe_directories_reach_the_environment),
         cmocka_unit_test(git_count_zero_opts_out_and_many_dirs_become_a_star),
         cmocka_unit_test(type_errors_name_the_key_path),
