@@ -174,6 +174,10 @@ int explain_print(FILE *out, const struct front *f, char **argv)
             pol->allow_all_unix_sockets ? "allowed" : "socket(AF_UNIX) blocked");
     fprintf(out, "  %-22s %s\n", "write monitor", pol->monitor_enabled ? "on" : "off");
     list(out, "monitor ignore", &pol->monitor_ignore);
+    for (size_t i = 0; i < pol->n_ignore_violations; i++)
+        for (size_t j = 0; j < pol->ignore_violations[i].patterns.n; j++)
+            fprintf(out, "  %-22s %s (command %s)\n", i || j ? "" : "ignoreViolations",
+                    pol->ignore_violations[i].patterns.v[j], pol->ignore_violations[i].command);
     fprintf(out, "  %-22s %s\n", "violations log", pol->monitor_log ? pol->monitor_log : "(none)");
     fprintf(out, "  %-22s %s\n", "new session", pol->new_session ? "yes" : "no");
 

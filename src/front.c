@@ -11,6 +11,7 @@
 #include "src/env.h"
 #include "src/log.h"
 #include "src/settings.h"
+#include "src/srt_args.h"
 
 extern char **environ;
 
@@ -203,6 +204,15 @@ int front_init(struct front *f, struct nf_err *err)
 
 int front_finish(struct front *f, char **argv, struct nf_err *err)
 {
+    if (!f->command) {
+        size_t argc = 0;
+
+        while (argv[argc])
+            argc++;
+        f->command = srt_quote(argv, argc);
+        if (!f->command)
+            return nf_err_sys(err, "out of memory");
+    }
     if (add_git_config_files(&f->pol, err) < 0)
         return -1;
     if (f->pol.network_enabled && setup_network(&f->pol, &f->rules, &f->parent, err) < 0)
@@ -225,6 +235,7 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
 
 void front_free(struct front *f)
 {
+    free(f->command);
     run_plan_free(&f->plan);
     px_rules_free(&f->rules);
     pol_free(&f->pol);

@@ -21,6 +21,9 @@ struct front {
     struct px_parent parent;
     struct sc_options filters; /* what plan.filters were built from */
     struct run_plan plan;
+    /* The command as text, what srt's ignoreViolations keys are matched
+     * against: srt's -c string, else argv quoted as srt quotes it. */
+    char *command;
 };
 
 /* Everything a run or `explain` needs; changes nothing on the host. */

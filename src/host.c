@@ -127,7 +127,7 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     int status = 125;
 
     sc.times[STAGE_START] = o->start_us;
-    if (vio_init(&vio, pol, err) < 0)
+    if (vio_init(&vio, pol, f->command, err) < 0)
         goto out;
     if (pol->network_enabled)
         raise_nofile();

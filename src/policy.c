@@ -86,8 +86,35 @@ void pol_free(struct policy *pol)
     free(pol->parent_proxy);
     free(pol->parent_no_proxy);
     pol_strv_free(&pol->monitor_ignore);
+    for (size_t i = 0; i < pol->n_ignore_violations; i++) {
+        free(pol->ignore_violations[i].command);
+        pol_strv_free(&pol->ignore_violations[i].patterns);
+    }
+    free(pol->ignore_violations);
     free(pol->monitor_log);
     memset(pol, 0, sizeof(*pol));
+}
+
+int pol_ignore_add(struct policy *pol, const char *command, const struct pol_strv *patterns,
+                   struct nf_err *err)
+{
+    struct pol_ignore *v =
+        realloc(pol->ignore_violations, (pol->n_ignore_violations + 1) * sizeof(*v));
+    struct pol_ignore *e;
+
+    if (!v)
+        return nf_err_sys(err, "out of memory");
+    pol->ignore_violations = v;
+    e = &v[pol->n_ignore_violations];
+    memset(e, 0, sizeof(*e));
+    e->command = strdup(command);
+    if (!e->command)
+        return nf_err_sys(err, "out of memory");
+    pol->n_ignore_violations++;
+    for (size_t i = 0; i < patterns->n; i++)
+        if (pol_strv_add(&e->patterns, patterns->v[i], err) < 0)
+            return -1;
+    return 0;
 }
 
 /* Append one component to out (which holds a normalised absolute path),

@@ -19,6 +19,14 @@ struct pol_reason {
     char *text;
 };
 
+/* srt's ignoreViolations entry: a violation whose path (a network one:
+ * whose line) contains one of patterns is not reported when the command's
+ * text contains command; "*" is any command. */
+struct pol_ignore {
+    char *command;
+    struct pol_strv patterns;
+};
+
 struct policy {
     /* Context the paths were resolved against. */
     char *cwd;
@@ -74,6 +82,8 @@ struct policy {
     /* [monitor] */
     bool monitor_enabled;
     struct pol_strv monitor_ignore;
+    struct pol_ignore *ignore_violations;
+    size_t n_ignore_violations;
     char *monitor_log;
 
     /* [sandbox] */
@@ -106,6 +116,10 @@ void pol_free(struct policy *pol);
 
 int pol_strv_add(struct pol_strv *sv, const char *s, struct nf_err *err);
 bool pol_strv_contains(const struct pol_strv *sv, const char *s);
+
+/* Append an ignoreViolations entry (command and patterns copied). */
+int pol_ignore_add(struct policy *pol, const char *command, const struct pol_strv *patterns,
+                   struct nf_err *err);
 void pol_strv_free(struct pol_strv *sv);
 
 /* Lexically normalise a user-supplied path: a leading `~` or `~/` becomes

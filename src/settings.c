@@ -838,16 +838,6 @@ static int refusals(const struct srt_settings *s, struct nf_err *err)
             index_path(p, "credentials.envVars", i);
             return refuse(s, p, "credential masking and injection (mode \"mask\")", err);
         }
-    for (size_t i = 0; i < s->n_ignore; i++)
-        if (strcmp(s->ignore[i].command, "*") != 0) {
-            char p[KEY_PATH_MAX];
-
-            key_path(p, "ignoreViolations", s->ignore[i].command, true);
-            return refuse(s, p,
-                          "a per-command ignore list (nsfence's monitor ignores by text for "
-                          "every command: use the \"*\" key)",
-                          err);
-        }
     return 0;
 }
 
@@ -1037,16 +1027,23 @@ int settings_apply(const struct srt_settings *s, struct policy *pol, struct nf_e
     /* the rest */
     if (apply_credentials(s, pol, err) < 0 || apply_git(s, pol, err) < 0)
         return -1;
-    for (size_t i = 0; i < s->n_ignore; i++)
-        for (size_t j = 0; j < s->ignore[i].paths.n; j++) {
+    for (size_t i = 0; i < s->n_ignore; i++) {
+        struct pol_strv pats = { 0 };
+        int rc = 0;
+
+        for (size_t j = 0; rc == 0 && j < s->ignore[i].paths.n; j++) {
             const char *pat = s->ignore[i].paths.v[j];
 
-            if (!*pat)
-                continue; /* srt: "".includes matches all; nsfence refuses to hide all */
-            if (!pol_strv_contains(&pol->monitor_ignore, pat) &&
-                pol_strv_add(&pol->monitor_ignore, pat, err) < 0)
-                return -1;
+            /* srt: "".includes matches all; nsfence refuses to hide all */
+            if (*pat && !pol_strv_contains(&pats, pat))
+                rc = pol_strv_add(&pats, pat, err);
         }
+        if (rc == 0 && pats.n)
+            rc = pol_ignore_add(pol, s->ignore[i].command, &pats, err);
+        pol_strv_free(&pats);
+        if (rc < 0)
+            return -1;
+    }
     if (s->weaker_nested.set)
         pol->proc_host = s->weaker_nested.val;
     if (s->nested_userns.set)

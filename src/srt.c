@@ -343,6 +343,12 @@ int srt_main(int argc, char **argv)
     plan_argv[1] = "-c";
     plan_argv[2] = command;
     plan_argv[3] = NULL;
+    /* ignoreViolations' keys are matched against the command srt runs. */
+    f.command = strdup(command);
+    if (!f.command) {
+        nf_err_sys(&err, "out of memory");
+        goto fail;
+    }
     if (front_finish(&f, plan_argv, &err) < 0)
         goto fail;
     tmpdir = getenv("CLAUDE_CODE_TMPDIR");

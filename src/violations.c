@@ -13,10 +13,13 @@
 
 #define LINE_MAX_LEN 4096
 
-int vio_init(struct vio_list *l, const struct policy *pol, struct nf_err *err)
+int vio_init(struct vio_list *l, const struct policy *pol, const char *command, struct nf_err *err)
 {
     memset(l, 0, sizeof(*l));
     l->ignore = &pol->monitor_ignore;
+    l->ignore_cmd = pol->ignore_violations;
+    l->n_ignore_cmd = pol->n_ignore_violations;
+    l->command = command;
     l->log_fd = -1;
     if (pol->monitor_log) {
         l->log_fd =
@@ -152,6 +155,18 @@ size_t vio_invisible_len(const unsigned char *p)
     return 0;
 }
 
+bool vio_ignored_for(const struct pol_ignore *v, size_t n, const char *command, const char *subject)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i].command, "*") != 0 && !(command && strstr(command, v[i].command)))
+            continue;
+        for (size_t j = 0; j < v[i].patterns.n; j++)
+            if (strstr(subject, v[i].patterns.v[j]))
+                return true;
+    }
+    return false;
+}
+
 static bool ignored(const struct vio_list *l, const char *line)
 {
     for (size_t i = 0; l->ignore && i < l->ignore->n; i++)
@@ -211,7 +226,9 @@ void vio_add_network(struct vio_list *l, const char *host, unsigned port, const 
     snprintf(raw, sizeof(raw), "deny network-outbound %s%s%s:%u (%s)", v6 ? "[" : "", host,
              v6 ? "]" : "", port, reason);
     vio_sanitize(raw, line, sizeof(line));
-    if (ignored(l, line) || !keep(l, line))
+    /* srt matches a network violation's whole line, as formed. */
+    if (ignored(l, line) || vio_ignored_for(l->ignore_cmd, l->n_ignore_cmd, l->command, raw) ||
+        !keep(l, line))
         return;
     vio_json_escape(host, jhost, sizeof(jhost));
     vio_json_escape(reason, jreason, sizeof(jreason));
@@ -231,7 +248,9 @@ void vio_add_file(struct vio_list *l, const char *syscall, const char *path, con
 
     snprintf(raw, sizeof(raw), "deny %s %s", syscall, path);
     vio_sanitize(raw, line, sizeof(line));
-    if (ignored(l, line) || !keep(l, line))
+    /* srt matches a file violation's path only, not its line. */
+    if (ignored(l, line) || vio_ignored_for(l->ignore_cmd, l->n_ignore_cmd, l->command, path) ||
+        !keep(l, line))
         return;
     vio_json_escape(path, jpath, sizeof(jpath));
     vio_json_escape(reason, jreason, sizeof(jreason));
@@ -251,7 +270,8 @@ void vio_add_git(struct vio_list *l, const char *path)
 
     snprintf(raw, sizeof(raw), "created git-repository %s (%s)", path, reason);
     vio_sanitize(raw, line, sizeof(line));
-    if (ignored(l, line) || !keep(l, line))
+    if (ignored(l, line) || vio_ignored_for(l->ignore_cmd, l->n_ignore_cmd, l->command, path) ||
+        !keep(l, line))
         return;
     vio_json_escape(path, jpath, sizeof(jpath));
     snprintf(fields, sizeof(fields),

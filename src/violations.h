@@ -18,10 +18,15 @@ struct vio_list {
     size_t n;
     size_t dropped; /* past VIO_MAX */
     const struct pol_strv *ignore;
-    int log_fd; /* -1 when no --violations file */
+    const struct pol_ignore *ignore_cmd; /* srt's ignoreViolations */
+    size_t n_ignore_cmd;
+    const char *command; /* the command's text, what their keys are matched against */
+    int log_fd;          /* -1 when no --violations file */
 };
 
-int vio_init(struct vio_list *l, const struct policy *pol, struct nf_err *err);
+/* command: the command as text (srt: the -c string, or argv quoted); lent,
+ * it must outlive l. */
+int vio_init(struct vio_list *l, const struct policy *pol, const char *command, struct nf_err *err);
 void vio_free(struct vio_list *l);
 
 /* "deny network-outbound HOST:PORT (REASON)" */
@@ -38,6 +43,12 @@ void vio_add_git(struct vio_list *l, const char *path);
 /* "\n<sandbox_violations>\nLINE\n...</sandbox_violations>" on fd; nothing
  * when there was no violation. */
 void vio_print_block(const struct vio_list *l, int fd);
+
+/* srt's shouldIgnoreViolation: true when an entry whose key is "*" or is
+ * contained in command (NULL: only "*" applies) has a pattern contained in
+ * subject (a file violation's path, a network violation's line). Pure. */
+bool vio_ignored_for(const struct pol_ignore *v, size_t n, const char *command,
+                     const char *subject);
 
 /* Control characters (runs become one space), '<' and '>' removed: a line
  * must not be able to close the block or forge another. Pure; for tests. */

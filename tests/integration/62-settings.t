@@ -175,6 +175,21 @@ nsf -v --settings "$d/s.json" -- true
 like "$ERR" "filesystem.disabled: no filesystem rules" "-v says so"
 cd "$d"
 
+# --- ignoreViolations ----------------------------------------------------------------
+# A key is matched against the command's text (argv quoted as srt quotes
+# it), a pattern against the violation's path.
+settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ",\"ignoreViolations\":{\"quiet-run\":[\"$d/other\"]}"
+cd "$d/out"
+nsf --settings "$d/s.json" -- sh -c ": quiet-run; echo x > $d/other/file"
+like "$ERR" "Read-only file system" "ignoreViolations: the write is still refused"
+unlike "$ERR" "deny [a-z0-9]* $d/other/file" "ignoreViolations: no violation line for a matching command"
+nsf --settings "$d/s.json" -- sh -c ": loud-run; echo x > $d/other/file"
+like "$ERR" "deny [a-z0-9]* $d/other/file" "ignoreViolations: the line stays for another command"
+nsf --settings "$d/s.json" -- sh -c ": quiet-run; echo x > $d/secret/key"
+like "$ERR" "deny [a-z0-9]* $d/secret/key" "ignoreViolations: and for a path no pattern matches"
+cd "$d"
+is "$(cat "$d/other/file")" public "the host file is unchanged"
+
 # --- refusals and errors ----------------------------------------------------------
 settings '' '{"denyRead":[],"allowWrite":[],"denyWrite":[]}' ',"network2":1'
 refuse "an unknown top-level key" "$d/s.json: network2: unknown key"

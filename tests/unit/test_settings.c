@@ -316,7 +316,6 @@ static void keys_nsfence_cannot_honour_are_refused(void **state)
           "credentials.files[1]: " },
         { BASE(",'credentials':{'envVars':[{'name':'TOKEN','mode':'mask'}]}"),
           "credentials.envVars[0]: " },
-        { BASE(",'ignoreViolations':{'npm test':['/tmp']}"), "ignoreViolations[\"npm test\"]: " },
     };
 
     (void)state;
@@ -562,14 +561,25 @@ static void credential_entry_errors_name_the_entry(void **state)
                 "credentials.files[0].decode: ", "expected \"jwt\"");
 }
 
-static void ignore_violations_star_feeds_the_monitor_ignore(void **state)
+static void ignore_violations_become_per_command_ignores(void **state)
 {
-    static const char *const ignore[] = { "/w/p/.cache", "node_modules" };
+    static const char *const star[] = { "/w/p/.cache", "node_modules" };
+    static const char *const npm[] = { "/tmp" };
     struct policy pol;
 
     (void)state;
-    load_ok(BASE(",'ignoreViolations':{'*':['/w/p/.cache','node_modules','']}"), &pol);
-    assert_strv(&pol.monitor_ignore, ignore, 2, "monitor_ignore");
+    load_ok(BASE(",'ignoreViolations':{'*':['/w/p/.cache','node_modules','','node_modules'],"
+                 "'npm test':['/tmp'],'make':['']}"),
+            &pol);
+    /* srt's keys as they are; an empty pattern (which would hide all) and
+     * repeats dropped, and with them an entry left with nothing */
+    assert_int_equal(pol.n_ignore_violations, 2);
+    assert_string_equal(pol.ignore_violations[0].command, "*");
+    assert_strv(&pol.ignore_violations[0].patterns, star, 2, "*");
+    assert_string_equal(pol.ignore_violations[1].command, "npm test");
+    assert_strv(&pol.ignore_violations[1].patterns, npm, 1, "npm test");
+    /* the INI's line-substring ignores are another thing */
+    assert_int_equal(pol.monitor_ignore.n, 0);
     pol_free(&pol);
     parse_error(BASE(",'ignoreViolations':{'*':'/x'}"),
                 "ignoreViolations[\"*\"]: ", "expected an array of strings");
@@ -859,7 +869,7 @@ int main(void)
         cmocka_unit_test(depth_is_an_integer_from_1_to_10),
         cmocka_unit_test(credential_denies_hide_the_variable_and_the_file),
         cmocka_unit_test(credential_entry_errors_name_the_entry),
-        cmocka_unit_test(ignore_violations_star_feeds_the_monitor_ignore),
+        cmocka_unit_test(ignore_violations_become_per_command_ignores),
         cmocka_unit_test(nested_sandbox_flags),
         cmocka_unit_test(filesystem_disabled_is_honoured),
         cmocka_unit_test(git_safe_directories_reach_the_environment),

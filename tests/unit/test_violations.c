@@ -380,7 +380,7 @@ static int fx_setup_with(void **state, const char *const *ignore)
     assert_int_equal(pol_init(&f->pol, "/work", "/home/u", &err), 0);
     for (size_t i = 0; ignore && ignore[i]; i++)
         assert_int_equal(pol_strv_add(&f->pol.monitor_ignore, ignore[i], &err), 0);
-    assert_int_equal(vio_init(&f->l, &f->pol, &err), 0);
+    assert_int_equal(vio_init(&f->l, &f->pol, NULL, &err), 0);
     assert_int_equal(f->l.log_fd, -1);
     f->log = memfd_create("vio-log", MFD_CLOEXEC);
     assert_true(f->log >= 0);
@@ -1028,6 +1028,83 @@ static void no_log_fd_writes_nothing(void **state)
     close(f->log);
 }
 
+/* ---- srt's ignoreViolations ---------------------------------------------- */
+
+static void add_ignore(struct policy *pol, const char *command, const char *const *pats)
+{
+    struct pol_strv sv = { 0 };
+    struct nf_err err = { 0 };
+
+    for (size_t i = 0; pats[i]; i++)
+        assert_int_equal(pol_strv_add(&sv, pats[i], &err), 0);
+    assert_int_equal(pol_ignore_add(pol, command, &sv, &err), 0);
+    pol_strv_free(&sv);
+}
+
+static void ignore_violations_match_as_srt_does(void **state)
+{
+    static const char *const cache[] = { "/.cache/", "node_modules", NULL };
+    static const char *const tmp[] = { "/tmp/x", NULL };
+    struct policy pol;
+    struct nf_err err = { 0 };
+    const struct pol_ignore *v;
+    size_t n;
+
+    (void)state;
+    assert_int_equal(pol_init(&pol, "/work", NULL, &err), 0);
+    add_ignore(&pol, "npm test", cache);
+    add_ignore(&pol, "*", tmp);
+    v = pol.ignore_violations;
+    n = pol.n_ignore_violations;
+    /* a key applies when the command's text contains it */
+    assert_true(vio_ignored_for(v, n, "cd app && npm test --ci", "/w/node_modules/a"));
+    assert_true(vio_ignored_for(v, n, "npm test", "/home/u/.cache/npm"));
+    assert_false(vio_ignored_for(v, n, "npm install", "/w/node_modules/a"));
+    assert_false(vio_ignored_for(v, n, "npm tes", "/w/node_modules/a"));
+    assert_false(vio_ignored_for(v, n, NULL, "/w/node_modules/a"));
+    /* case matters, as in String.includes */
+    assert_false(vio_ignored_for(v, n, "NPM TEST", "/w/node_modules/a"));
+    /* the pattern is a substring of the subject, not a glob */
+    assert_false(vio_ignored_for(v, n, "npm test", "/w/node_module/a"));
+    /* "*" is any command, even none */
+    assert_true(vio_ignored_for(v, n, "make", "/tmp/x/y"));
+    assert_true(vio_ignored_for(v, n, NULL, "/tmp/xy"));
+    assert_false(vio_ignored_for(v, n, "make", "/tmp/y"));
+    assert_false(vio_ignored_for(NULL, 0, "npm test", "/w/node_modules/a"));
+    pol_free(&pol);
+}
+
+/* A file violation is matched on its path only (srt's observer events),
+ * a network one on its whole line; the command is what vio_init was given. */
+static void ignore_violations_hide_lines_for_the_matching_command(void **state)
+{
+    static const char *const byname[] = { "/w/gen", "deny openat", "example.org:443", NULL };
+    struct policy pol;
+    struct vio_list l;
+    struct nf_err err = { 0 };
+
+    (void)state;
+    assert_int_equal(pol_init(&pol, "/work", NULL, &err), 0);
+    add_ignore(&pol, "make", byname);
+    assert_int_equal(vio_init(&l, &pol, "make all", &err), 0);
+    vio_add_file(&l, "openat", "/w/gen/x.o", "outside the write roots", 5);
+    vio_add_file(&l, "openat", "/w/src/y.c", "outside the write roots", 5);
+    vio_add_network(&l, "example.org", 443, "host is not on the allow list");
+    vio_add_network(&l, "example.com", 443, "host is not on the allow list");
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.lines[0], "deny openat /w/src/y.c");
+    assert_string_equal(l.lines[1],
+                        "deny network-outbound example.com:443 (host is not on the allow list)");
+    vio_free(&l);
+
+    assert_int_equal(vio_init(&l, &pol, "cargo build", &err), 0);
+    vio_add_file(&l, "openat", "/w/gen/x.o", "outside the write roots", 5);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.lines[0], "deny openat /w/gen/x.o");
+    vio_free(&l);
+    pol_free(&pol);
+}
+
 /* ---- vio_init / vio_free ------------------------------------------------- */
 
 static void init_opens_the_log_for_appending(void **state)
@@ -1051,7 +1128,7 @@ static void init_opens_the_log_for_appending(void **state)
 
     assert_int_equal(pol_init(&pol, "/work", NULL, &err), 0);
     pol.monitor_log = strdup(path);
-    assert_int_equal(vio_init(&l, &pol, &err), 0);
+    assert_int_equal(vio_init(&l, &pol, NULL, &err), 0);
     assert_true(l.log_fd >= 0);
     vio_add_file(&l, "openat", "/etc/x", "outside the write roots", 5);
     vio_free(&l);
@@ -1083,7 +1160,7 @@ static void init_fails_naming_an_unopenable_log(void **state)
     (void)state;
     assert_int_equal(pol_init(&pol, "/work", NULL, &err), 0);
     pol.monitor_log = strdup("/nonexistent-nsfence-dir/v.jsonl");
-    assert_int_equal(vio_init(&l, &pol, &err), -1);
+    assert_int_equal(vio_init(&l, &pol, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent-nsfence-dir/v.jsonl"));
     pol_free(&pol);
 }
@@ -1131,6 +1208,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(log_keeps_violations_past_the_cap, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(no_log_fd_writes_nothing, fx_setup, fx_teardown),
         cmocka_unit_test(init_opens_the_log_for_appending),
+        cmocka_unit_test(ignore_violations_match_as_srt_does),
+        cmocka_unit_test(ignore_violations_hide_lines_for_the_matching_command),
         cmocka_unit_test(init_fails_naming_an_unopenable_log),
     };
 
