@@ -1288,9 +1288,18 @@ static int add_pseudo(struct fs_plan *plan, const struct policy *pol, struct nf_
  * placeholders; only /dev and /proc are the sandbox's own. */
 static int build_disabled(const struct policy *pol, struct fs_plan *plan, struct nf_err *err)
 {
-    struct fs_op *root =
-        fs_plan_push(plan, FS_OP_ROOT, "/", "/", "host root, writable (filesystem.disabled)", err);
+    struct fs_op *root;
 
+    /* srt drops its lists when disabled; a deny asked for and then not
+     * applied would run the command less sandboxed than asked: refused. */
+    if (pol->deny_read.n || pol->deny_write.n)
+        return nf_err_set(err, EINVAL,
+                          "filesystem.disabled turns every filesystem rule off, but %s %s was "
+                          "asked for too; remove one or the other",
+                          pol->deny_read.n ? "deny_read" : "deny_write",
+                          pol->deny_read.n ? pol->deny_read.v[0] : pol->deny_write.v[0]);
+    root =
+        fs_plan_push(plan, FS_OP_ROOT, "/", "/", "host root, writable (filesystem.disabled)", err);
     if (!root)
         return -1;
     root->flags = FS_F_RW;
@@ -1299,11 +1308,11 @@ static int build_disabled(const struct policy *pol, struct fs_plan *plan, struct
     plan->unrestricted = true;
     log_v("filesystem.disabled: no filesystem rules; the host tree is writable, no path is "
           "protected or hidden, and no write is reported");
-    /* srt ignores its lists when disabled; say what is not applied. */
-    if (pol->deny_read.n || pol->allow_read.n || pol->deny_write.n || pol->allow_write.n > 1)
-        log_v("filesystem.disabled: %zu deny_read, %zu allow_read, %zu deny_write and %zu "
-              "allow_write entries are not applied",
-              pol->deny_read.n, pol->allow_read.n, pol->deny_write.n, pol->allow_write.n);
+    /* What only opens more has nothing left to open. */
+    if (pol->allow_read.n || pol->allow_write.n > 1)
+        log_v("filesystem.disabled: %zu allow_read and %zu allow_write entries have nothing to "
+              "open",
+              pol->allow_read.n, pol->allow_write.n);
     return add_pseudo(plan, pol, err);
 }
 

@@ -161,11 +161,15 @@ like "$ERR" "allowNestedUserNamespaces: the command may make user namespaces" "-
 
 # --- filesystem.disabled ------------------------------------------------------------
 nf_tmpdir outside
+# A deny asked for beside it would be dropped: refused, never ignored.
 settings '' "{\"denyRead\":[\"$d/secret\"],\"allowWrite\":[],\"denyWrite\":[],\"disabled\":true}"
+refuse "filesystem.disabled with a denyRead" "filesystem.disabled turns every filesystem rule off, but deny_read $d/secret was asked for too"
+settings '' "{\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[],\"disabled\":true}"
+nsf --settings "$d/s.json" --deny-write "$outside" -- true
+is "$RC" 125 "filesystem.disabled with a --deny-write flag is refused too"
 cd "$d/out"
-nsf --settings "$d/s.json" -- sh -c "echo kept > $outside/written && cat $outside/written; cat $d/secret/key"
-is "$RC:$OUT" "0:kept
-classified" "filesystem.disabled: a write outside the working directory works, no read is denied"
+nsf --settings "$d/s.json" -- sh -c "echo kept > $outside/written && cat $outside/written"
+is "$RC:$OUT" "0:kept" "filesystem.disabled: a write outside the working directory works"
 is "$ERR" "" "and nothing is reported"
 is "$(cat "$outside/written" 2>/dev/null)" kept "the write persists on the host"
 nsf --settings "$d/s.json" -- sh -c 'cat /proc/1/comm; test -c /dev/null && echo dev'
