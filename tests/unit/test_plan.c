@@ -320,17 +320,25 @@ static void default_policy_in_an_empty_dir(void **state)
 }
 
 /* srt's filesystem.disabled: the host root writable, nothing protected,
- * masked or private but /dev and /proc, whatever the lists say. */
+ * masked or private but /dev and /proc; a deny asked for beside it is
+ * refused, never dropped. */
 static void disabled_filesystem_is_a_writable_root(void **state)
 {
     struct fx *fx = *state;
     struct fs_plan plan;
+    struct nf_err err = { 0 };
 
     mk(fx, "secret/");
     mk(fx, ".git/hooks/");
-    add(fx, &fx->pol.deny_read, "$D/secret");
-    add(fx, &fx->pol.deny_write, "$D/x");
     fx->pol.fs_disabled = true;
+    add(fx, &fx->pol.deny_read, "$D/secret");
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "deny_read"));
+    pol_strv_free(&fx->pol.deny_read);
+    add(fx, &fx->pol.deny_write, "$D/x");
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "deny_write"));
+    pol_strv_free(&fx->pol.deny_write);
     build(fx, &plan,
           "root-rw    /  (host root, writable (filesystem.disabled))\n"
           "dev        /dev [ro]  (minimal /dev)\n"
