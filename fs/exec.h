@@ -26,7 +26,6 @@ int fs_reopen_root(struct fs_exec *x, struct nf_err *err);
 int fs_ensure_dst(struct fs_exec *x, const struct fs_op *op, bool file, struct nf_err *err);
 
 /* The caller-described kinds (fs/ops.c). */
-bool fs_op_is_caller(enum fs_op_kind kind);
 /* Before the scratch space covers /proc: open what the plan's binds read. */
 int fs_ops_open_sources(const struct fs_plan *plan, struct fs_exec *x, struct nf_err *err);
 int fs_ops_run(struct fs_exec *x, const struct fs_op *op, size_t index, struct nf_err *err);

@@ -388,8 +388,6 @@ int fs_reopen_root(struct exec *x, struct nf_err *err)
 
 static int run_op(struct exec *x, const struct fs_op *op, size_t index, struct nf_err *err)
 {
-    if (fs_op_is_caller(op->kind))
-        return fs_ops_run(x, op, index, err);
     switch (op->kind) {
     case FS_OP_ROOT:
         return setup_root(x, op, err);
@@ -425,7 +423,7 @@ static int run_op(struct exec *x, const struct fs_op *op, size_t index, struct n
     case FS_OP_SYMLINK:
     case FS_OP_CHMOD:
     case FS_OP_OVERLAY:
-        break;
+        return fs_ops_run(x, op, index, err);
     }
     return nf_err_set(err, EINVAL, "unknown mount operation");
 }

@@ -23,38 +23,6 @@
 #define SYS_fchmodat2 452
 #endif
 
-bool fs_op_is_caller(enum fs_op_kind kind)
-{
-    switch (kind) {
-    case FS_OP_BIND:
-    case FS_OP_BIND_FD:
-    case FS_OP_MKTMPFS:
-    case FS_OP_MQUEUE:
-    case FS_OP_MKDIR:
-    case FS_OP_MKFILE:
-    case FS_OP_BIND_DATA:
-    case FS_OP_SYMLINK:
-    case FS_OP_CHMOD:
-    case FS_OP_OVERLAY:
-        return true;
-    case FS_OP_ROOT:
-    case FS_OP_PIN:
-    case FS_OP_TMPFS:
-    case FS_OP_BIND_RW:
-    case FS_OP_BIND_RO:
-    case FS_OP_BIND_LINK:
-    case FS_OP_MASK_DIR:
-    case FS_OP_MASK_FILE:
-    case FS_OP_MASK_LINK:
-    case FS_OP_REMOUNT_RO:
-    case FS_OP_DEV:
-    case FS_OP_PROC:
-    case FS_OP_NEWROOT:
-        break;
-    }
-    return false;
-}
-
 static int clone_fd(int fd)
 {
     return nf_open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
