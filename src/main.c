@@ -92,7 +92,7 @@ out:
 
 /* bubblewrap's command line: invoked as `bwrap`, as `nsfence bwrap`, or
  * re-executed by the command of a sandbox that front end made. */
-static bool bwrap_personality(int argc, char **argv)
+static bool bwrap_personality(char **argv)
 {
     const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     const char *mark = getenv(BWRAP_PERSONALITY_ENV);
@@ -102,7 +102,6 @@ static bool bwrap_personality(int argc, char **argv)
 
     if (mark)
         unsetenv(BWRAP_PERSONALITY_ENV); /* the mark is for us alone */
-    (void)argc;
     return nested || strcmp(base, "bwrap") == 0;
 }
 
@@ -111,7 +110,7 @@ int main(int argc, char **argv)
     uint64_t start_us = sync_now_us();
     struct nf_err err = { 0 };
     struct cli cli;
-    bool bwrap = argc > 0 && bwrap_personality(argc, argv);
+    bool bwrap = argc > 0 && bwrap_personality(argv);
     int status = 125;
 
     bool srt = false;
