@@ -257,18 +257,27 @@ static int do_proc(struct exec *x, const struct fs_op *op, struct nf_err *err)
     int mnt = x->proc;
 
     if (op->flags & FS_F_HOST) {
-        host = nf_open_tree(x->host_proc, "",
-                            AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-        if (host < 0)
-            return nf_err_sys(err, "open_tree /proc");
-        mnt = host;
+        /* The first takes the copy made before the scratch covered /proc
+         * (a copy made now would carry the scratch stacked on it); a later
+         * one copies that, attached by then. */
+        if (x->host_proc_attached) {
+            host = nf_open_tree(x->host_proc, "",
+                                AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+            if (host < 0)
+                return nf_err_sys(err, "open_tree /proc");
+            mnt = host;
+        } else {
+            mnt = x->host_proc;
+        }
     } else if (mnt < 0) {
         return nf_err_set(err, EINVAL, "%s: only one new /proc per sandbox", op->dst);
     }
     dst = open_dst(x, op, false, false, err);
     if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
         return -1;
-    if (!(op->flags & FS_F_HOST)) {
+    if (op->flags & FS_F_HOST) {
+        x->host_proc_attached = true;
+    } else {
         close(x->proc);
         x->proc = -1;
     }
@@ -472,8 +481,11 @@ static int open_procs(const struct fs_plan *plan, struct exec *x, struct nf_err 
      * (the kernel refuses a new proc where none is fully visible). */
     if (fresh && (x->proc = new_proc(err)) < 0)
         return -1;
-    if (host && (x->host_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return nf_err_sys(err, "open /proc");
+    /* Copied now, with what is mounted below it (a container's masks over
+     * /proc/kcore and the like), before the scratch is stacked on it. */
+    if (host && (x->host_proc = nf_open_tree(
+                     AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)) < 0)
+        return nf_err_sys(err, "open_tree /proc");
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * new user and mount namespaces, before anything of the command exists. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -10,10 +11,12 @@
 
 /* The executor's state between its two halves. */
 struct fs_exec {
-    int root;         /* the new root, attached under the scratch tmpfs */
-    int scratch;      /* the scratch tmpfs: mount point for the root, the empty file */
-    int proc;         /* the new procfs, made while the host's /proc is visible */
-    int host_proc;    /* the host's /proc, for a plan that binds it */
+    int root;      /* the new root, attached under the scratch tmpfs */
+    int scratch;   /* the scratch tmpfs: mount point for the root, the empty file */
+    int proc;      /* the new procfs, made while the host's /proc is visible */
+    int host_proc; /* the host's /proc, copied with its submounts before the scratch
+                      covers it; once attached, the copy later binds clone */
+    bool host_proc_attached;
     int *src;         /* per op: its bind source, opened before the scratch covers /proc */
     int **layers;     /* per op: an overlay's layers, lowest first, then upper and
                          work: [0] is how many follow */

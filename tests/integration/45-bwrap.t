@@ -183,6 +183,14 @@ bw --ro-bind / / --unshare-pid --proc /proc sh -c 'ls /proc | grep -cE "^[0-9]+$
 like "$OUT" '^[23]
 .* /proc [a-z,]*nosuid,nodev,noexec.* - proc ' "--proc mounts a procfs of the new PID namespace (few processes)"
 
+# Without a PID namespace of its own, --proc binds the host's /proc, with
+# its processes (and never anything nsfence mounted to build the sandbox).
+bw --ro-bind / / --proc /proc --proc /mnt sh -c 'cat /proc/$$/comm /mnt/$$/comm; ls -A /proc | grep -cvE "^[0-9]+$" | grep -qv "^[0-2]$" && echo many; test -e /proc/root || test -e /proc/empty || echo clean'
+is "$OUT" "sh
+sh
+many
+clean" "--proc without --unshare-pid: the host's /proc, twice over, with nothing of nsfence's"
+
 bw --ro-bind / / --dev /dev sh -c 'ls -A /dev | sort | tr "\n" " "; readlink /dev/stdout /dev/fd /dev/ptmx | tr "\n" " "; echo x > /dev/null && head -c 3 /dev/zero | wc -c'
 like "$OUT" '^core fd full null ptmx pts random shm stderr stdin stdout (tty )?urandom zero /proc/self/fd/1 /proc/self/fd pts/ptmx 3$' \
     "--dev: bubblewrap's device set, links, pts and shm; the devices work"
