@@ -6,13 +6,14 @@
 #include <unistd.h>
 
 bool log_verbose_enabled;
+const char *log_verbose_lead = "nsfence: ";
 
 /* One write(2) per line, so lines from init, the command and the host side
  * never interleave mid-line. */
-static void emit(const char *prefix, const char *fmt, va_list ap)
+static void emit(const char *lead, const char *prefix, const char *fmt, va_list ap)
 {
     char line[2048];
-    int n = snprintf(line, sizeof(line), "nsfence: %s", prefix);
+    int n = snprintf(line, sizeof(line), "%s%s", lead, prefix);
     int m;
 
     if (n < 0)
@@ -40,7 +41,7 @@ void log_verbose(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    emit("", fmt, ap);
+    emit(log_verbose_lead, "", fmt, ap);
     va_end(ap);
 }
 
@@ -49,7 +50,7 @@ void log_warn(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    emit("warning: ", fmt, ap);
+    emit("nsfence: ", "warning: ", fmt, ap);
     va_end(ap);
 }
 
@@ -58,6 +59,6 @@ void log_error(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    emit("", fmt, ap);
+    emit("nsfence: ", "", fmt, ap);
     va_end(ap);
 }

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 
 extern bool log_verbose_enabled;
+/* What starts a verbose line: "nsfence: ", or srt's debug prefix before it
+ * under srt's command line. */
+extern const char *log_verbose_lead;
 
 void log_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

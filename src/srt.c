@@ -19,6 +19,7 @@
 #include "src/env.h"
 #include "src/front.h"
 #include "src/host.h"
+#include "src/log.h"
 #include "src/settings.h"
 #include "src/srt_args.h"
 #include "src/sync.h"
@@ -248,6 +249,12 @@ int srt_main(int argc, char **argv)
     }
     dbg = getenv("SRT_DEBUG");
     debug_on = dbg && *dbg;
+    /* srt's debug output is nsfence's -v: what each key became, the mounts,
+     * what is ignored and why. */
+    if (debug_on) {
+        log_verbose_enabled = true;
+        log_verbose_lead = "[SandboxDebug] nsfence: ";
+    }
 
     /* The settings: srt's loadConfig. */
     if (a.settings)
