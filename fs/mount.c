@@ -539,9 +539,8 @@ int fs_exec_begin(const struct fs_plan *plan, struct exec *x, struct nf_err *err
      * mounts later may appear unprotected inside. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
         nf_err_sys(err, "make / private");
-        if (err->code == EPERM || err->code == EACCES)
-            nf_err_hint(err, "mounts are refused in this user namespace (a nested container, or an "
-                             "AppArmor restriction); see `nsfence doctor`");
+        /* The first mount in the new namespace: the caller names the cause. */
+        x->mounts_refused = err->code == EPERM || err->code == EACCES;
         exec_close(x, plan->n);
         return -1;
     }

@@ -17,12 +17,13 @@ struct fs_exec {
     int host_proc; /* the host's /proc, copied with its submounts before the scratch
                       covers it; once attached, the copy later binds clone */
     bool host_proc_attached;
-    int *src;         /* per op: its bind source, opened before the scratch covers /proc */
-    int **layers;     /* per op: an overlay's layers, lowest first, then upper and
-                         work: [0] is how many follow */
-    uint64_t resolve; /* how destinations resolve (RESOLVE_*) */
-    mode_t umask;     /* the caller's, restored when done */
-    size_t next;      /* the first op not run yet */
+    bool mounts_refused; /* fs_exec_begin failed: no mount at all is allowed here */
+    int *src;            /* per op: its bind source, opened before the scratch covers /proc */
+    int **layers;        /* per op: an overlay's layers, lowest first, then upper and
+                            work: [0] is how many follow */
+    uint64_t resolve;    /* how destinations resolve (RESOLVE_*) */
+    mode_t umask;        /* the caller's, restored when done */
+    size_t next;         /* the first op not run yet */
 };
 
 /* First half: the ops that need nothing from the host side (the root, pins,

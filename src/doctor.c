@@ -181,7 +181,7 @@ static const char *container_kind(void)
 }
 
 /* no_new_privs and the number of seccomp filters on this process. */
-static void seccomp_state(long *nnp, long *filters)
+void doctor_seccomp_state(long *nnp, long *filters)
 {
     char line[256];
     FILE *f = fopen("/proc/self/status", "re");
@@ -197,36 +197,45 @@ static void seccomp_state(long *nnp, long *filters)
         fclose(f);
 }
 
-void doctor_seccomp_cause(char *cause, size_t causesz, char *fix, size_t fixsz)
+static long seccomp_filters(void)
+{
+    long nnp, filters;
+
+    doctor_seccomp_state(&nnp, &filters);
+    return filters;
+}
+
+void doctor_seccomp_cause(const char *refused, char *cause, size_t causesz, char *fix, size_t fixsz)
 {
     const char *sandbox = getenv("SANDBOX_RUNTIME");
     const char *c = container_kind();
     long nnp, filters;
 
-    seccomp_state(&nnp, &filters);
+    doctor_seccomp_state(&nnp, &filters);
     /* An outer sandbox first: it sees the host's /.dockerenv too. */
     if (sandbox && strcmp(sandbox, "1") == 0) {
         snprintf(cause, causesz,
                  "this process already runs inside a sandbox (SANDBOX_RUNTIME=1: nsfence or "
-                 "srt), whose seccomp filter refuses new user namespaces (%ld filter(s))",
-                 filters);
+                 "srt), whose seccomp filter refuses %s (%ld filter(s))",
+                 refused, filters);
         snprintf(fix, fixsz,
                  "run nsfence outside that sandbox: it cannot nest, and the outer one already "
                  "confines this command");
     } else if (c) {
         snprintf(cause, causesz,
-                 "this process runs in %s whose seccomp profile refuses clone(CLONE_NEWUSER) "
+                 "this process runs in %s whose seccomp profile refuses %s "
                  "(%ld filter(s), as Docker's default profile does)",
-                 c, filters);
+                 c, refused, filters);
         snprintf(fix, fixsz,
-                 "run the container with a seccomp profile that allows clone and unshare with "
-                 "CLONE_NEWUSER (docker run --security-opt seccomp=unconfined, or a custom "
-                 "profile)");
+                 "run the container with a seccomp profile that allows %s (docker run "
+                 "--security-opt seccomp=unconfined, or a custom profile)",
+                 strcmp(refused, DOCTOR_NEWUSER) == 0 ? "clone and unshare with CLONE_NEWUSER"
+                                                      : "mount and its new API calls");
     } else {
         snprintf(cause, causesz,
-                 "a seccomp filter on this process refuses clone(CLONE_NEWUSER) (%ld filter(s), "
+                 "a seccomp filter on this process refuses %s (%ld filter(s), "
                  "no_new_privs %ld: another sandbox, a service manager's SystemCallFilter=, ...)",
-                 filters, nnp);
+                 refused, filters, nnp);
         snprintf(fix, fixsz, "run nsfence outside whatever installed that filter");
     }
 }
@@ -338,9 +347,9 @@ static void check_probe(struct report *r)
         long nnp, filters;
         char cause[512], fix[512];
 
-        seccomp_state(&nnp, &filters);
+        doctor_seccomp_state(&nnp, &filters);
         if (res[0] == EPERM && filters > 0) {
-            doctor_seccomp_cause(cause, sizeof(cause), fix, sizeof(fix));
+            doctor_seccomp_cause(DOCTOR_NEWUSER, cause, sizeof(cause), fix, sizeof(fix));
             add(r, "userns_probe", ST_FAIL, fix, "clone(CLONE_NEWUSER) fails with %s: %s",
                 strerror(res[0]), cause);
         } else {
@@ -359,6 +368,13 @@ static void check_probe(struct report *r)
             getuid() == 0 ? "run nsfence as a regular user, or add CAP_SETFCAP"
                           : "see apparmor_userns",
             "a user namespace is created, but writing its id maps fails with %s", strerror(res[1]));
+    } else if (res[2] == EPERM && seccomp_filters() > 0) {
+        char cause[512], fix[512];
+
+        doctor_seccomp_cause("mounting", cause, sizeof(cause), fix, sizeof(fix));
+        add(r, "userns_probe", ST_FAIL, fix,
+            "a new user namespace works but mounting in it fails with %s: %s", strerror(res[2]),
+            cause);
     } else if (res[2]) {
         add(r, "userns_probe", ST_FAIL,
             "run the outer container with --privileged or without a masked /proc "
@@ -393,7 +409,7 @@ static void check_seccomp(struct report *r)
     else
         add(r, "user_notif", ST_OK, NULL, "USER_NOTIF with CONTINUE (notif %u bytes)",
             sizes.seccomp_notif);
-    seccomp_state(&nnp, &filters);
+    doctor_seccomp_state(&nnp, &filters);
     if (filters || nnp)
         add(r, "nested", ST_WARN,
             "nothing to fix: the outer filters stay in force; a listener already on this process "

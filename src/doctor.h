@@ -9,8 +9,15 @@
 
 int doctor_run(bool json, FILE *out);
 
-/* Why clone(CLONE_NEWUSER) fails with EPERM for a process under a seccomp
- * filter, as precisely as it can tell: inside another nsfence or srt
- * sandbox (SANDBOX_RUNTIME=1), in a container (Docker's default profile),
- * or under some other filter (with its count). Cause in cause, fix in fix. */
-void doctor_seccomp_cause(char *cause, size_t causesz, char *fix, size_t fixsz);
+/* no_new_privs and the number of seccomp filters on this process. */
+void doctor_seccomp_state(long *nnp, long *filters);
+
+#define DOCTOR_NEWUSER "clone(CLONE_NEWUSER)"
+
+/* Why what refused (DOCTOR_NEWUSER, or "mounting") fails with EPERM for a
+ * process under a seccomp filter, as precisely as it can tell: inside
+ * another nsfence or srt sandbox (SANDBOX_RUNTIME=1), in a container
+ * (Docker's default profile), or under some other filter (with its count).
+ * Cause in cause, fix in fix. */
+void doctor_seccomp_cause(const char *refused, char *cause, size_t causesz, char *fix,
+                          size_t fixsz);

@@ -19,6 +19,7 @@
 #include "net/endpoints.h"
 #include "net/loopback.h"
 #include "src/caps.h"
+#include "src/doctor.h"
 #include "src/log.h"
 #include "src/syscalls.h"
 #include "src/util.h"
@@ -130,6 +131,24 @@ static int nest_userns(const struct spawn_config *cfg, struct nf_err *err)
         close(fd);
     }
     return 0;
+}
+
+/* The new user namespace exists but may not mount at all: a seccomp filter
+ * on nsfence itself, a nested container, or Ubuntu's AppArmor restriction
+ * (which lets the namespace be made and then takes its capabilities). */
+static void explain_mount_refusal(struct nf_err *err)
+{
+    char cause[512], fix[512];
+    long nnp, filters;
+
+    doctor_seccomp_state(&nnp, &filters);
+    if (err->code == EPERM && filters > 0) {
+        doctor_seccomp_cause("mounting", cause, sizeof(cause), fix, sizeof(fix));
+        nf_err_hint(err, "%s: %s", cause, fix);
+        return;
+    }
+    nf_err_hint(err, "mounts are refused in this user namespace (a nested container, or an "
+                     "AppArmor restriction); see `nsfence doctor`");
 }
 
 static void noop(int sig)
@@ -384,8 +403,11 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     }
     /* The fixed part of the root, lo and the endpoints while the host side
      * makes the placeholders. */
-    if (fs_exec_begin(&plan->fs, &fx, &err) < 0)
+    if (fs_exec_begin(&plan->fs, &fx, &err) < 0) {
+        if (fx.mounts_refused)
+            explain_mount_refusal(&err);
         sync_fail(sync, &err);
+    }
     cfg->times[STAGE_FIXED] = sync_now_us();
     if (plan->loopback && net_loopback_up(&err) < 0)
         sync_fail(sync, &err);

@@ -97,20 +97,6 @@ static long sysctl_value(const char *path)
     return v;
 }
 
-static bool under_seccomp(void)
-{
-    char line[128];
-    bool yes = false;
-    FILE *f = fopen("/proc/self/status", "re");
-
-    while (f && fgets(line, sizeof(line), f))
-        if (strncmp(line, "Seccomp:", 8) == 0 && strtol(line + 8, NULL, 10) == 2)
-            yes = true;
-    if (f)
-        fclose(f);
-    return yes;
-}
-
 static bool ubuntu_userns;
 
 static int write_maps(const struct run_plan *plan, pid_t pid, struct nf_err *err)
@@ -154,6 +140,7 @@ static int write_maps(const struct run_plan *plan, pid_t pid, struct nf_err *err
 static int explain_clone(int code, struct nf_err *err)
 {
     long max = sysctl_value("/proc/sys/user/max_user_namespaces");
+    long nnp, filters;
 
     errno = code;
     nf_err_sys(err, "cannot create the sandbox's namespaces (clone)");
@@ -162,10 +149,11 @@ static int explain_clone(int code, struct nf_err *err)
         if (sysctl_value("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
             return nf_err_hint(err, "unprivileged user namespaces are off: sysctl -w "
                                     "kernel.unprivileged_userns_clone=1");
-        if (under_seccomp()) {
+        doctor_seccomp_state(&nnp, &filters);
+        if (filters > 0) {
             char cause[512], fix[512];
 
-            doctor_seccomp_cause(cause, sizeof(cause), fix, sizeof(fix));
+            doctor_seccomp_cause(DOCTOR_NEWUSER, cause, sizeof(cause), fix, sizeof(fix));
             return nf_err_hint(err, "%s: %s", cause, fix);
         }
         return nf_err_hint(err, "user namespaces are refused here; run `nsfence doctor`");

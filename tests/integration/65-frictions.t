@@ -106,5 +106,25 @@ done
 nsf doctor
 like "$OUT" '^ok +userns_probe +a user namespace, its id maps and a tmpfs mounted in it work' \
     "doctor says ok only after writing the id maps and mounting a tmpfs in a new namespace"
+# Ubuntu's AppArmor restriction lets the user namespace be made and fails
+# what follows. The two ways it shows, made here without AppArmor: the maps
+# (root without CAP_SETFCAP cannot map uid 0) and the mounts (a seccomp
+# filter refusing every mount call, the namespace let through).
+"$NF_HELPERS/noclone" --mounts "$NSFENCE" -- sh -c 'echo SHOULD-NOT-RUN' >"$top/m.out" 2>"$top/m.err"
+is "$?:$(cat "$top/m.out")" "125:" "mounts refused after the namespace is made: 125, nothing ran"
+like "$(cat "$top/m.err")" '^nsfence: make / private: Operation not permitted \(.*seccomp .* refuses mounting' \
+    "the refusal names the seccomp filter that refuses mounting"
+"$NF_HELPERS/noclone" --mounts "$NSFENCE" doctor >"$top/m.out" 2>&1
+like "$(cat "$top/m.out")" 'fail +userns_probe +a new user namespace works but mounting in it fails with Operation not permitted: .*seccomp .* refuses mounting' \
+    "doctor probes past unshare: the mount fails, and it says why"
+if is_root; then
+    setpriv --bounding-set -setfcap "$NSFENCE" -- sh -c 'echo SHOULD-NOT-RUN' >"$top/m.out" 2>"$top/m.err"
+    is "$?:$(cat "$top/m.out")" "125:" "root without CAP_SETFCAP: the maps cannot be written: 125, nothing ran"
+    like "$(cat "$top/m.err")" 'uid_map.*Operation not permitted.*needs CAP_SETFCAP' \
+        "the refusal says the map needs CAP_SETFCAP"
+    setpriv --bounding-set -setfcap "$NSFENCE" doctor >"$top/m.out" 2>&1
+    like "$(cat "$top/m.out")" 'fail +userns_probe +a user namespace is created, but writing its id maps fails with Operation not permitted' \
+        "doctor probes past unshare: the map write fails, and it says so"
+fi
 
 done_testing
