@@ -49,14 +49,10 @@ static int sysnr(const char *name)
 const char *sc_filter_name(enum sc_filter f)
 {
     switch (f) {
-    case SC_FILTER_OBSERVER:
-        return "write observer (USER_NOTIF, reports only)";
-    case SC_FILTER_UNIX:
-        return "unix sockets, vsock and io_uring";
-    case SC_FILTER_NAMESPACES:
-        return "namespaces, mounts and keyrings";
-    case SC_FILTER_TTY:
-        return "terminal injection";
+    case SC_FILTER_OBSERVED:
+        return "nsfence's rules and the write observer (USER_NOTIF, reports only)";
+    case SC_FILTER_ENFORCE:
+        return "nsfence's rules";
     case SC_FILTER_USER:
         return "the caller's program";
     case SC_FILTER_COUNT:
@@ -200,17 +196,16 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, str
         rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* we set no_new_privs ourselves */
     if (rc == 0) {
         switch (f) {
-        case SC_FILTER_OBSERVER:
-            rc = build_observer(ctx, err);
-            break;
-        case SC_FILTER_UNIX:
-            rc = build_unix(ctx, err);
-            break;
-        case SC_FILTER_NAMESPACES:
-            rc = build_namespaces(ctx, o, err);
-            break;
-        case SC_FILTER_TTY:
-            rc = build_tty(ctx, err);
+        case SC_FILTER_OBSERVED:
+        case SC_FILTER_ENFORCE:
+            if (o->unix_block)
+                rc = build_unix(ctx, err);
+            if (rc == 0)
+                rc = build_namespaces(ctx, o, err);
+            if (rc == 0)
+                rc = build_tty(ctx, err);
+            if (rc == 0 && f == SC_FILTER_OBSERVED)
+                rc = build_observer(ctx, err);
             break;
         case SC_FILTER_USER:
         case SC_FILTER_COUNT:
@@ -229,16 +224,15 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, str
     return ctx;
 }
 
+/* With the observer, the rules twice: with it, and alone where a listener
+ * cannot be had (an old kernel, one already on this process tree). */
 static size_t wanted(const struct sc_options *o, enum sc_filter *out)
 {
     size_t n = 0;
 
     if (o->observer)
-        out[n++] = SC_FILTER_OBSERVER;
-    if (o->unix_block)
-        out[n++] = SC_FILTER_UNIX;
-    out[n++] = SC_FILTER_NAMESPACES;
-    out[n++] = SC_FILTER_TTY;
+        out[n++] = SC_FILTER_OBSERVED;
+    out[n++] = SC_FILTER_ENFORCE;
     return n;
 }
 
@@ -306,7 +300,10 @@ int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err)
 
         if (!ctx)
             return -1;
-        fprintf(out, "# seccomp filter %zu: %s\n", i + 1, sc_filter_name(which[i]));
+        fprintf(out, "# seccomp filter %zu: %s%s\n", i + 1, sc_filter_name(which[i]),
+                i > 0 && which[i] == SC_FILTER_ENFORCE && which[i - 1] == SC_FILTER_OBSERVED
+                    ? " (loaded only where filter 1 cannot be)"
+                    : "");
         fflush(out);
         rc = seccomp_export_pfc(ctx, fileno(out));
         seccomp_release(ctx);
@@ -383,8 +380,12 @@ static void print_insn(FILE *out, unsigned pc, const struct sock_filter *f)
 int sc_print_bpf(const struct sc_set *s, FILE *out)
 {
     for (size_t i = 0; i < s->n; i++) {
-        fprintf(out, "# program %zu: %s, %u instructions\n", i + 1,
-                sc_filter_name(s->progs[i].kind), s->progs[i].len);
+        bool fallback = i > 0 && s->progs[i].kind == SC_FILTER_ENFORCE &&
+                        s->progs[i - 1].kind == SC_FILTER_OBSERVED;
+
+        fprintf(out, "# program %zu: %s, %u instructions%s\n", i + 1,
+                sc_filter_name(s->progs[i].kind), s->progs[i].len,
+                fallback ? " (loaded only where the program before it cannot be)" : "");
         for (unsigned pc = 0; pc < s->progs[i].len; pc++)
             print_insn(out, pc, &s->progs[i].insns[pc]);
     }
@@ -397,7 +398,12 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
     why[0] = '\0';
     for (size_t i = 0; i < s->n; i++) {
         struct sock_fprog prog = { .len = s->progs[i].len, .filter = s->progs[i].insns };
-        bool notify = s->progs[i].kind == SC_FILTER_OBSERVER;
+        bool notify = s->progs[i].kind == SC_FILTER_OBSERVED;
+
+        /* The observed program holds the same rules: loaded, it is enough. */
+        if (s->progs[i].kind == SC_FILTER_ENFORCE && i > 0 &&
+            s->progs[i - 1].kind == SC_FILTER_OBSERVED && *listener >= 0)
+            continue;
         /* prctl where no listener is wanted: a caller's program loaded
          * before another may allow prctl and not seccomp (bubblewrap loads
          * them with prctl). */
@@ -409,9 +415,14 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
             if (notify) {
                 /* The observer only reports: an old kernel, or a listener
                  * already on this process tree (EBUSY), means running
-                 * without it. */
+                 * without it: the ENFORCE program after it loads the rules. */
+                int e = errno;
+
+                if (i + 1 >= s->n || s->progs[i + 1].kind != SC_FILTER_ENFORCE)
+                    return nf_err_sys(err, "seccomp: load the %s filter",
+                                      sc_filter_name(s->progs[i].kind));
                 snprintf(why, whysz, "write observer unavailable (%s); running without it",
-                         strerror(errno));
+                         strerror(e));
                 continue;
             }
             return nf_err_sys(err, "seccomp: load the %s filter", sc_filter_name(s->progs[i].kind));

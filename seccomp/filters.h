@@ -12,13 +12,20 @@
 
 #include "src/err.h"
 
+/* nsfence's own rules are one program, not one per concern: each program
+ * costs load time, a check on every syscall and deferred kernel work to free
+ * after the run. The rules:
+ *   - socket(AF_UNIX | AF_VSOCK), io_uring → EPERM (unless unix_block is off);
+ *   - new user/mount namespaces, mounts, setns, keyrings → EPERM; clone3 →
+ *     ENOSYS (only the keyrings with nested_userns);
+ *   - ioctl TIOCSTI, TIOCLINUX → EPERM;
+ *   - with the observer, USER_NOTIF on write-intent syscalls (reports only:
+ *     no syscall is both refused and reported). */
 enum sc_filter {
-    SC_FILTER_OBSERVER,   /* USER_NOTIF on write-intent syscalls (reports only) */
-    SC_FILTER_UNIX,       /* socket(AF_UNIX | AF_VSOCK), io_uring → EPERM */
-    SC_FILTER_NAMESPACES, /* new user/mount namespaces, mounts, setns, keyrings → EPERM;
-                             clone3 → ENOSYS */
-    SC_FILTER_TTY,        /* ioctl TIOCSTI, TIOCLINUX → EPERM */
-    SC_FILTER_USER,       /* a program the caller supplied (bubblewrap's --seccomp) */
+    SC_FILTER_OBSERVED, /* the rules and the observer, loaded with a listener */
+    SC_FILTER_ENFORCE,  /* the rules alone: without the observer, or after an
+                           observed program that could not be loaded */
+    SC_FILTER_USER,     /* a program the caller supplied (bubblewrap's --seccomp) */
     SC_FILTER_COUNT,
 };
 
@@ -64,7 +71,9 @@ int sc_print_bpf(const struct sc_set *s, FILE *out);
 int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err);
 
 /* In the command, after capabilities are dropped and no_new_privs is set:
- * load every program. *listener gets the observer's notification fd, or -1
- * when the observer could not be installed (then *why says so); the
- * enforcing filters never fail open: their failure is an error. */
+ * load every program; an ENFORCE program right after an OBSERVED one that
+ * loaded is skipped (it holds the same rules). *listener gets the observer's
+ * notification fd, or -1 when the observer could not be installed (then
+ * *why says so, and the ENFORCE program loads instead); the rules never fail
+ * open: their failure is an error. */
 int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, struct nf_err *err);

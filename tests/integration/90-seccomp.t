@@ -40,8 +40,15 @@ unshare-user EPERM" "--allow-all-unix-sockets drops only the unix-socket filter"
 nsf -v --allow-all-unix-sockets -- true
 like "$ERR" 'allow-all-unix-sockets: no unix-socket' "and says so under -v"
 
+outer=$(sed -n 's/^Seccomp_filters:\t//p' /proc/self/status)
+nsf -- sed -n 's/^Seccomp_filters:\t//p' /proc/self/status
+is "$OUT" "$((outer + 1))" "the command runs under one program of nsfence's, the observer included"
+nsf --no-monitor -- sed -n 's/^Seccomp_filters:\t//p' /proc/self/status
+is "$OUT" "$((outer + 1))" "and one without the observer"
+
 nsf explain -- true
-like "$OUT" 'seccomp filter 1: write observer' "explain prints the observer filter"
+like "$OUT" 'seccomp filter 1: nsfence.s rules and the write observer' "explain prints the rules with the observer, one filter"
+like "$OUT" 'seccomp filter 2: nsfence.s rules \(loaded only where filter 1 cannot be\)' "and the rules alone, for where the observer cannot load"
 like "$OUT" 'if \(\$syscall == 467\)' "open_tree_attr (467) is in the program though libseccomp 2.5.4 does not name it"
 like "$OUT" 'action KILL_PROCESS' "a foreign architecture kills the process"
 pfc=$(printf '%s\n' "$OUT" | sed -n '/^seccomp filters/,/^seccomp programs as loaded/p' | sed '1d;$d')
