@@ -1,5 +1,5 @@
 /* proxy/parent.c: the corporate proxy nsfence itself goes through (its URL,
- * the choice between config and environment, NO_PROXY), and proxy/server.c's
+ * the choice between config and environment, NO_PROXY), and proxy/answer.c's
  * px_status_phrase, the reason text a denied CONNECT puts on its status
  * line. */
 #include <setjmp.h>
