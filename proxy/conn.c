@@ -76,7 +76,7 @@ void px_conn_close_upstream(struct conn *c)
 
 void px_conn_arm(struct conn *c, uint64_t ms)
 {
-    (void)ev_timer_start(c->s->loop, &c->timer, ms);
+    (void)c->s->timer_start(c->s->loop, &c->timer, ms);
 }
 
 void px_conn_step(struct conn *c)

@@ -9,7 +9,8 @@
  *   conn_upstream.c  resolving, connecting, a parent proxy's CONNECT, relays
  *   conn_tunnel.c    CONNECT and SOCKS tunnels (spliced)
  *   server.c         listeners, accepting, the connection cap
- */
+ *
+ * The unit tests include it too, to drive connections over socketpairs. */
 #pragma once
 
 #include <stdbool.h>
@@ -120,6 +121,12 @@ struct px_server {
     size_t nlocal;
     uint64_t local_at;
     bool local_valid;
+    /* How a connection reaches upstream (a non-blocking socket, connecting
+     * or connected; -1 when it cannot) and arms its deadline:
+     * px_conn_connect_tcp and ev_timer_start, which the unit tests replace
+     * with socketpairs and a failing timer. */
+    int (*connect_upstream)(const struct px_addr *a, unsigned port);
+    int (*timer_start)(struct ev_loop *loop, struct ev_timer *t, uint64_t after_ms);
 };
 
 /* conn.c */
@@ -154,6 +161,8 @@ void px_conn_http_resp_body(struct conn *c);
 void px_conn_socks_step(struct conn *c);
 
 /* conn_upstream.c */
+/* A non-blocking TCP socket connecting (or connected) to a:port, or -1. */
+int px_conn_connect_tcp(const struct px_addr *a, unsigned port);
 void px_conn_start_resolve(struct conn *c);
 void px_conn_start_relay(struct conn *c, unsigned port);
 void px_conn_try_next_addr(struct conn *c);

@@ -60,8 +60,7 @@ static void refresh_local(struct px_server *s)
     freeifaddrs(ifa);
 }
 
-/* A non-blocking socket connecting (or connected) to a:port, or -1. */
-static int connect_tcp(const struct px_addr *a, unsigned port)
+int px_conn_connect_tcp(const struct px_addr *a, unsigned port)
 {
     union {
         struct sockaddr_in v4;
@@ -100,7 +99,7 @@ void px_conn_try_next_addr(struct conn *c)
 
     px_conn_close_fd(c->s, &c->uio);
     while (c->next_addr < c->naddrs) {
-        int fd = connect_tcp(&c->addrs[c->next_addr++], port);
+        int fd = c->s->connect_upstream(&c->addrs[c->next_addr++], port);
 
         if (fd < 0)
             continue;

@@ -78,6 +78,8 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
     s->loop = loop;
     s->cfg = *cfg;
     s->retry_accept.cb = on_retry_accept;
+    s->connect_upstream = px_conn_connect_tcp;
+    s->timer_start = ev_timer_start;
     *out = s;
     return 0;
 }
