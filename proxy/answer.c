@@ -72,7 +72,7 @@ void px_conn_respond(struct conn *c, const void *data, size_t len)
     }
     px_conn_close_upstream(c);
     c->state = CS_FLUSH_CLOSE;
-    px_conn_arm(c, HEAD_TIMEOUT_MS);
+    (void)px_conn_arm(c, HEAD_TIMEOUT_MS); /* the last step either way */
 }
 
 void px_conn_respond_text(struct conn *c, const char *text)

@@ -74,9 +74,17 @@ void px_conn_close_upstream(struct conn *c)
     c->to_up.len = 0;
 }
 
-void px_conn_arm(struct conn *c, uint64_t ms)
+int px_conn_arm(struct conn *c, uint64_t ms)
 {
-    (void)c->s->timer_start(c->s->loop, &c->timer, ms);
+    /* Without a deadline a silent client, or an upstream that never
+     * answers, would hold the connection (and a slot under
+     * max_connections) for as long as it likes. */
+    if (c->s->timer_start(c->s->loop, &c->timer, ms) < 0) {
+        log_v("proxy: cannot start a connection's timer: closing it");
+        px_conn_close(c);
+        return -1;
+    }
+    return 0;
 }
 
 void px_conn_step(struct conn *c)
@@ -162,7 +170,8 @@ void px_conn_update(struct conn *c)
          * bytes would send a reset that can destroy the answer in flight. */
         (void)shutdown(c->cio.fd, SHUT_WR);
         c->state = CS_DRAIN;
-        px_conn_arm(c, DRAIN_TIMEOUT_MS);
+        if (px_conn_arm(c, DRAIN_TIMEOUT_MS) < 0)
+            return;
     }
     if (c->state == CS_DRAIN)
         ce = EPOLLIN;
@@ -216,8 +225,9 @@ static void on_client(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
                 px_conn_close(c); /* client gone */
                 return;
             }
-            if (c->state == CS_HTTP_HEAD && c->timer.idx == 0)
-                px_conn_arm(c, HEAD_TIMEOUT_MS);
+            if (c->state == CS_HTTP_HEAD && c->timer.idx == 0 &&
+                px_conn_arm(c, HEAD_TIMEOUT_MS) < 0)
+                return;
         } else if (revents & (EPOLLHUP | EPOLLERR)) {
             px_conn_close(c);
             return;
@@ -359,8 +369,8 @@ int px_conn_new(struct px_server *s, int fd, bool socks, unsigned relay_port)
     if (relay_port) {
         px_conn_start_relay(c, relay_port);
         px_conn_update(c); /* the client waits until the tunnel is up */
-    } else {
-        px_conn_arm(c, HEAD_TIMEOUT_MS);
+    } else if (px_conn_arm(c, HEAD_TIMEOUT_MS) < 0) {
+        return -1;
     }
     return 0;
 }

@@ -137,7 +137,9 @@ int px_conn_new(struct px_server *s, int fd, bool socks, unsigned relay_port);
 void px_conn_close(struct conn *c);
 void px_conn_close_fd(struct px_server *s, struct ev_io *io);
 void px_conn_close_upstream(struct conn *c);
-void px_conn_arm(struct conn *c, uint64_t ms);
+/* Restart the connection's deadline; when the timer cannot start, the
+ * connection is closed and -1 returned. */
+int px_conn_arm(struct conn *c, uint64_t ms);
 /* Advance the state machine as far as buffered data allows. */
 void px_conn_step(struct conn *c);
 /* Watch for what the state and the buffers call for. */

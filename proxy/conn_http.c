@@ -246,13 +246,13 @@ static void response_done(struct conn *c)
     if (!c->client_keep_alive || !c->resp_keep_alive) {
         px_conn_close_upstream(c);
         c->state = CS_FLUSH_CLOSE;
-        px_conn_arm(c, HEAD_TIMEOUT_MS);
+        (void)px_conn_arm(c, HEAD_TIMEOUT_MS);
         return;
     }
     /* Kept alive: the next request is checked against the rules again. */
     c->up_idle = true;
     c->state = CS_HTTP_HEAD;
-    px_conn_arm(c, c->in.len ? HEAD_TIMEOUT_MS : IDLE_TIMEOUT_MS);
+    (void)px_conn_arm(c, c->in.len ? HEAD_TIMEOUT_MS : IDLE_TIMEOUT_MS);
 }
 
 void px_conn_http_resp_body(struct conn *c)

@@ -231,7 +231,8 @@ void px_conn_start_resolve(struct conn *c)
     const struct px_parent *p = c->s->cfg.parent;
 
     c->via_parent = p->enabled && !px_no_proxy_match(p->no_proxy, c->host, c->port);
-    px_conn_arm(c, CONNECT_TIMEOUT_MS);
+    if (px_conn_arm(c, CONNECT_TIMEOUT_MS) < 0)
+        return;
     c->naddrs = c->next_addr = 0;
     if (c->via_parent ? p->host_is_ip : c->is_ip) {
         /* IP literals pass only by an explicit allow entry: no guard. */
@@ -275,6 +276,7 @@ void px_conn_start_relay(struct conn *c, unsigned port)
     memcpy(c->addrs[0].b, loopback, sizeof(loopback));
     c->naddrs = 1;
     c->next_addr = 0;
-    px_conn_arm(c, CONNECT_TIMEOUT_MS);
+    if (px_conn_arm(c, CONNECT_TIMEOUT_MS) < 0)
+        return;
     px_conn_try_next_addr(c);
 }

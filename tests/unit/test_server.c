@@ -626,6 +626,67 @@ static void connection_over_the_cap_waits_until_one_closes(void **state)
     harness_free(h);
 }
 
+/* ---- a timer that cannot start ------------------------------------------- */
+
+static void failed_timer_start_on_accept_closes_the_connection(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int sv[2];
+
+    (void)state;
+    h->timer_fail_at = 1; /* the head timeout */
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+    assert_int_equal(px_conn_new(h->s, sv[1], false, 0), -1);
+    spin(h);
+    assert_int_equal(h->s->nconns, 0);
+    expect(sv[0], "", true);
+    close(sv[0]);
+    harness_free(h);
+}
+
+static void failed_timer_start_before_connecting_dials_nothing(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, false);
+
+    (void)state;
+    h->timer_fail_at = 2; /* the connect timeout */
+    puts_(c, "GET http://10.0.0.1/ HTTP/1.1\r\nHost: 10.0.0.1\r\n\r\n");
+    spin(h);
+    assert_int_equal(h->timer_starts, 2);
+    assert_int_equal(h->n_up, 0);
+    assert_int_equal(h->s->nconns, 0);
+    expect(c, "", true);
+    close(c);
+    harness_free(h);
+}
+
+static void failed_timer_start_for_the_drain_still_closes(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, true);
+    static const uint8_t greeting[] = { 5, 1, 0 }, chosen[] = { 5, 0 };
+    static const uint8_t bind_req[] = { 5, 2, 0, 1, 10, 0, 0, 1, 0x01, 0xbb };
+    uint8_t refused[10];
+
+    (void)state;
+    put(c, greeting, sizeof(greeting));
+    spin(h);
+    expect_bytes(c, chosen, sizeof(chosen), false);
+    /* Head timeout, the answer's timeout, then the drain's: the answer is
+     * written, and the client that never closes does not keep the
+     * connection without a deadline. */
+    h->timer_fail_at = 3;
+    put(c, bind_req, sizeof(bind_req));
+    spin(h);
+    px_socks_reply(PX_SOCKS_REP_CMD_UNSUPPORTED, refused);
+    expect_bytes(c, refused, sizeof(refused), true);
+    assert_int_equal(h->timer_starts, 3);
+    assert_int_equal(h->s->nconns, 0);
+    close(c);
+    harness_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +705,9 @@ int main(void)
         cmocka_unit_test(parent_refusing_connect_never_sees_the_held_request),
         cmocka_unit_test(parent_accepting_connect_gets_the_held_request),
         cmocka_unit_test(connection_over_the_cap_waits_until_one_closes),
+        cmocka_unit_test(failed_timer_start_on_accept_closes_the_connection),
+        cmocka_unit_test(failed_timer_start_before_connecting_dials_nothing),
+        cmocka_unit_test(failed_timer_start_for_the_drain_still_closes),
     };
 
     return cmocka_run_group_tests_name("server", tests, NULL, NULL);
