@@ -3,6 +3,6 @@
 
 #include "src/err.h"
 
-/* Bring `lo` up through rtnetlink (libnl-route); the kernel then gives it
- * 127.0.0.1/8 and ::1. Runs inside the new network namespace. */
+/* Bring `lo` up through rtnetlink (one RTM_NEWLINK, libnl-3); the kernel
+ * then gives it 127.0.0.1/8 and ::1. Runs inside the new network namespace. */
 int net_loopback_up(struct nf_err *err);
