@@ -59,6 +59,10 @@ int net_loopback_up(struct nf_err *err)
     rc = nl_connect(sk, NETLINK_ROUTE);
     if (rc < 0)
         return nl_fail(err, "netlink socket", rc);
+    /* The only answer is one NLMSG_ERROR of a few dozen bytes (at most our
+     * 32-byte request echoed): libnl's 16 KiB receive buffer holds it, so
+     * skip the MSG_PEEK|MSG_TRUNC recvmsg it would spend sizing the read. */
+    nl_socket_disable_msg_peek(sk);
     msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
     if (!msg)
         return nf_err_set(err, ENOMEM, "bring up lo: out of memory");
