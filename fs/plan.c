@@ -646,11 +646,11 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         } else if (errno == ENOENT && !slash && !root_left_behind) {
             /* Missing right under the root, which is resolved already:
              * nothing to walk, the placeholder goes here. */
-            if (rules_add(r, path, R_DENY, m->dir ? FS_PH_DIR : FS_PH_FILE, "mandatory", err) < 0)
+            if (rules_add(r, path, R_DENY, FS_PH_FILE, "mandatory", err) < 0)
                 goto out;
             continue;
         }
-        if (add_mandatory_path(r, root, path, m->dir ? FS_PH_DIR : FS_PH_FILE, false, err) < 0)
+        if (add_mandatory_path(r, root, path, FS_PH_FILE, false, err) < 0)
             goto out;
     }
     /* A repository planted at the top, with core.fsmonitor or a hook, would

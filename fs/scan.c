@@ -18,11 +18,10 @@
 /* srt's DANGEROUS_FILES and dangerous directories, plus git's hooks and
  * config (which run code on the host's next git command). */
 const struct fs_mandatory_name fs_mandatory_names[] = {
-    { ".bashrc", false },       { ".bash_profile", false }, { ".zshrc", false },
-    { ".zprofile", false },     { ".profile", false },      { ".gitconfig", false },
-    { ".gitmodules", false },   { ".ripgreprc", false },    { ".mcp.json", false },
-    { ".vscode", true },        { ".idea", true },          { ".claude/commands", true },
-    { ".claude/agents", true }, { ".git/hooks", true },     { ".git/config", false },
+    { ".bashrc" },        { ".bash_profile" }, { ".zshrc" },      { ".zprofile" },
+    { ".profile" },       { ".gitconfig" },    { ".gitmodules" }, { ".ripgreprc" },
+    { ".mcp.json" },      { ".vscode" },       { ".idea" },       { ".claude/commands" },
+    { ".claude/agents" }, { ".git/hooks" },    { ".git/config" },
 };
 const size_t fs_n_mandatory_names = NF_ARRAY_SIZE(fs_mandatory_names);
 

@@ -50,12 +50,14 @@ struct fs_found_list {
     size_t n_git;
 };
 
-/* Names protected at the top of a write root even when absent, with whether
- * their placeholder is a directory. `.git/...` names apply only when `.git`
- * is a directory. */
+/* Names protected at the top of a write root even when absent. `.git/...`
+ * names apply only when `.git` is a directory. As in srt, a missing one is
+ * held by a placeholder file, whatever it holds when it exists (.vscode
+ * too): a directory only where another protected name lies beneath it
+ * (.claude for .claude/commands). A file costs nothing to remove; on ext4
+ * mounted with discard, freeing a directory's block takes 0.2-2 ms. */
 struct fs_mandatory_name {
     const char *name;
-    bool dir;
 };
 extern const struct fs_mandatory_name fs_mandatory_names[];
 extern const size_t fs_n_mandatory_names;

@@ -28,7 +28,7 @@ ok $([ -e .bashrc ] && echo 0 || echo 1) "while a run lasts, its placeholders ex
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 rm -f up
-ok $([ -e .bashrc ] && [ -d .vscode ] && echo 0 || echo 1) "a run killed with SIGKILL leaves its placeholders"
+ok $([ -e .bashrc ] && [ -f .vscode ] && [ -d .claude ] && echo 0 || echo 1) "a run killed with SIGKILL leaves its placeholders (files; a directory where a name lies beneath)"
 nsf -- true
 is "$RC" 0 "the next run starts over them"
 is "$(listing "$w")" "" "and removes what the killed run left behind"

@@ -143,8 +143,8 @@ static const char *const top_lines[] = {
     "bind-ro    %.*s/.gitmodules [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.ripgreprc [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.mcp.json [placeholder file]  (mandatory)\n",
-    "bind-ro    %.*s/.vscode [placeholder dir]  (mandatory)\n",
-    "bind-ro    %.*s/.idea [placeholder dir]  (mandatory)\n",
+    "bind-ro    %.*s/.vscode [placeholder file]  (mandatory)\n",
+    "bind-ro    %.*s/.idea [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.claude [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/.git [placeholder dir]  (mandatory)\n",
     "bind-ro    %.*s/HEAD [placeholder file]  (mandatory)\n",
@@ -668,8 +668,8 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
@@ -736,8 +736,8 @@ static void mandatory_deny_depth_1_protects_only_the_top(void **state)
                     "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n");
@@ -892,8 +892,8 @@ static void hard_links_of_a_protected_file_are_protected(void **state)
                     "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
