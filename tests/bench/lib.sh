@@ -42,3 +42,9 @@ bench_user_copy() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# met VALUE LIMIT le|ge: "met" or "missed" for VALUE against LIMIT.
+met() { awk -v v="$1" -v l="$2" -v op="$3" 'BEGIN { ok = op == "le" ? v <= l : v >= l; print (v == "-" ? "-" : ok ? "met" : "missed") }'; }
+
+# Busy time of every CPU since boot, in ms (/proc/stat: all but idle and iowait).
+busy_ms() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { print int(($2 + $3 + $4 + $7 + $8 + $9) * 1000 / hz) }' /proc/stat; }
