@@ -256,6 +256,14 @@ write '' "$EMPTY_FS" '"credentials":{"awsPairs":[]},'
 refused credentials.awsPairs
 write '' "$EMPTY_FS" '"credentials":{"envVars":[{"name":"TOKEN","mode":"mask"}]},'
 refused 'credentials.envVars\[0\]'
+write ',"filterRequest":"x"' "$EMPTY_FS"
+refused network.filterRequest
+write '' "$EMPTY_FS" '"credentials":{"sigv4":{}},'
+refused credentials.sigv4
+write '' "$EMPTY_FS" '"credentials":{"files":[{"path":"/etc/x","mode":"mask"}]},'
+refused 'credentials.files\[0\]'
+write ",\"parentProxy\":{\"http\":\"$NF_PARENT\",\"https\":\"http://127.0.0.1:9\"}" "$EMPTY_FS"
+refused network.parentProxy
 
 # --- ignored: keys srt itself ignores on Linux, and other platforms' ----------------
 write ',"allowUnixSockets":["/run/x.sock"]' "$EMPTY_FS"
@@ -274,5 +282,13 @@ write '' "$EMPTY_FS" '"bwrapPath":"/usr/bin/bwrap",'
 ignored bwrapPath
 write '' "$EMPTY_FS" '"credentials":{"allowPlaintextInject":true},'
 ignored credentials.allowPlaintextInject
+write '' "$EMPTY_FS" '"socatPath":"/usr/bin/socat",'
+ignored socatPath
+write '' "$EMPTY_FS" '"javaAgentJarPath":"/opt/agent.jar",'
+ignored javaAgentJarPath
+write '' "$EMPTY_FS" '"ripgrep":{"command":"rg"},'
+ignored ripgrep
+write '' "$EMPTY_FS" '"seccomp":{"applyPath":"/usr/bin/apply-seccomp"},'
+ignored seccomp
 
 done_testing
