@@ -65,7 +65,9 @@ void px_status_phrase(const char *reason, char *out, size_t outsz)
 
 void px_conn_respond(struct conn *c, const void *data, size_t len)
 {
-    c->to_client.len = 0;
+    /* What is already queued is whole messages the client waits for (the
+     * SOCKS method choice when a refused request came in the same read as
+     * the greeting, a 100 Continue): the answer goes after them. */
     if (px_buf_append(&c->to_client, data, len) < 0) {
         px_conn_close(c);
         return;

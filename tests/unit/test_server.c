@@ -494,6 +494,27 @@ static void socks_connect_to_a_denied_host_is_refused_and_reported(void **state)
     harness_free(h);
 }
 
+static void socks_greeting_and_refused_request_in_one_read_answer_in_order(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, true);
+    /* The greeting and a BIND request (refused at once) in one write: the
+     * method choice must still come first, then the refusal. */
+    static const uint8_t both[] = { 5, 1, 0, 5, 2, 0, 1, 10, 0, 0, 1, 0x01, 0xbb };
+    uint8_t want[12];
+
+    (void)state;
+    want[0] = 5;
+    want[1] = 0;
+    px_socks_reply(PX_SOCKS_REP_CMD_UNSUPPORTED, want + 2);
+    put(c, both, sizeof(both));
+    spin(h);
+    expect_bytes(c, want, sizeof(want), true);
+    assert_int_equal(h->n_up, 0);
+    client_close(h, c);
+    harness_free(h);
+}
+
 /* ---- a parent proxy --------------------------------------------------------- */
 
 static const char bad_gateway[] = "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n"
@@ -701,6 +722,7 @@ int main(void)
         cmocka_unit_test(connect_tunnel_carries_early_bytes_and_half_closes),
         cmocka_unit_test(socks_connect_is_answered_and_tunnelled),
         cmocka_unit_test(socks_connect_to_a_denied_host_is_refused_and_reported),
+        cmocka_unit_test(socks_greeting_and_refused_request_in_one_read_answer_in_order),
         cmocka_unit_test(parent_refusing_connect_is_a_502_and_no_byte_goes_through),
         cmocka_unit_test(parent_refusing_connect_never_sees_the_held_request),
         cmocka_unit_test(parent_accepting_connect_gets_the_held_request),
