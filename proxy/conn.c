@@ -145,6 +145,8 @@ void px_conn_update(struct conn *c)
     case CS_HTTP_REQ_BODY:
         if (c->to_up.len < BODY_CHUNK)
             ce |= EPOLLIN;
+        if (!c->up_final && !c->up_eof && c->to_client.len < BODY_CHUNK)
+            ue |= EPOLLIN; /* interim responses */
         break;
     case CS_HTTP_RESP_HEAD:
     case CS_PARENT_REPLY:
@@ -288,8 +290,8 @@ static void on_upstream(struct ev_loop *loop, struct ev_io *io, uint32_t revents
         }
         px_conn_tunnel_pump(c);
     } else if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
-               (c->state == CS_PARENT_REPLY || c->state == CS_HTTP_RESP_HEAD ||
-                c->state == CS_HTTP_RESP_BODY)) {
+               (c->state == CS_PARENT_REPLY || c->state == CS_HTTP_REQ_BODY ||
+                c->state == CS_HTTP_RESP_HEAD || c->state == CS_HTTP_RESP_BODY)) {
         ssize_t n = px_buf_read(&c->up, io->fd,
                                 c->state == CS_HTTP_RESP_BODY ? c->up.len + BODY_CHUNK
                                                               : PX_HTTP_HEAD_MAX + 1);

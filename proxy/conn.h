@@ -102,6 +102,9 @@ struct conn {
     struct px_chunked resp_chunk;
     bool resp_keep_alive;
     bool up_eof;
+    /* A final response head came while the request body is still going
+     * up: it waits in `up` until the body has been sent. */
+    bool up_final;
 
     struct px_half c2u, u2c;
 };

@@ -113,6 +113,9 @@ void px_conn_http_request(struct conn *c)
     memset(&c->req_chunk, 0, sizeof(c->req_chunk));
     px_buf_consume(&c->in, r.head_len);
     c->to_up.len = 0;
+    c->up.len = 0;
+    c->up_eof = false;
+    c->up_final = false;
     if (px_buf_append(&c->to_up, head, (size_t)hlen) < 0) {
         px_conn_close(c);
         return;
@@ -190,17 +193,54 @@ static int move_response_body(struct conn *c)
     return r;
 }
 
+/* Interim (1xx) responses that come while the request body is still going
+ * up are passed on at once: a client that sent `Expect: 100-continue` waits
+ * for the 100 before it sends the body. A final response waits for the
+ * body's end, so that what is left of the body is never read as the next
+ * request. */
+static int pass_interim(struct conn *c)
+{
+    while (!c->up_final && c->up.len) {
+        struct px_http_response r;
+
+        switch (px_http_parse_response(c->up.data, c->up.len, c->head_request, &r)) {
+        case PX_HTTP_INCOMPLETE:
+            if (c->up.len > PX_HTTP_HEAD_MAX)
+                c->up_final = true; /* px_conn_http_resp_head says it is bad */
+            return 0;
+        case PX_HTTP_BAD:
+        case PX_HTTP_TOO_LARGE:
+            c->up_final = true;
+            return 0;
+        case PX_HTTP_OK:
+            break;
+        }
+        if (r.status < 100 || r.status >= 200) {
+            c->up_final = true;
+            return 0;
+        }
+        if (px_buf_append(&c->to_client, c->up.data, r.head_len) < 0)
+            return -1;
+        px_buf_consume(&c->up, r.head_len);
+    }
+    return 0;
+}
+
 void px_conn_http_req_body(struct conn *c)
 {
-    int rc = move_request_body(c);
+    int rc;
 
+    if (pass_interim(c) < 0) {
+        px_conn_close(c);
+        return;
+    }
+    rc = move_request_body(c);
     if (rc < 0) {
         px_conn_respond_text(c, bad_request);
         return;
     }
     if (rc == 1 && c->to_up.len == 0) {
-        c->up.len = 0;
-        c->up_eof = false;
+        c->up_final = false;
         c->state = CS_HTTP_RESP_HEAD;
     }
 }

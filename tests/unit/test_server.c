@@ -364,6 +364,56 @@ static void interim_and_final_response_in_one_read(void **state)
     harness_free(h);
 }
 
+static void expect_100_continue_reaches_a_client_that_waits_for_it(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, false);
+
+    (void)state;
+    /* The client sends its head and waits for the 100 before the body. */
+    puts_(c, "PUT http://10.0.0.1/p HTTP/1.1\r\nHost: 10.0.0.1\r\nExpect: 100-continue\r\n"
+             "Content-Length: 4\r\n\r\n");
+    spin(h);
+    expect(h->up[0],
+           "PUT /p HTTP/1.1\r\nHost: 10.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n",
+           false);
+    puts_(h->up[0], "HTTP/1.1 100 Continue\r\n\r\n");
+    spin(h);
+    expect(c, "HTTP/1.1 100 Continue\r\n\r\n", false);
+    puts_(c, "body");
+    spin(h);
+    expect(h->up[0], "body", false);
+    puts_(h->up[0], "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
+    spin(h);
+    expect(c, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", false);
+    client_close(h, c);
+    close_upstreams(h);
+    harness_free(h);
+}
+
+static void final_response_before_the_body_ends_waits_for_the_body(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, false);
+
+    (void)state;
+    puts_(c, "PUT http://10.0.0.1/p HTTP/1.1\r\nHost: 10.0.0.1\r\nContent-Length: 4\r\n\r\nbo");
+    spin(h);
+    expect(h->up[0], "PUT /p HTTP/1.1\r\nHost: 10.0.0.1\r\nContent-Length: 4\r\n\r\nbo", false);
+    /* An early final answer is framed as before: after the request body,
+     * so the rest of the body is never taken for the next request. */
+    puts_(h->up[0], "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    spin(h);
+    expect(c, "HTTP/1.1 100 Continue\r\n\r\n", false);
+    puts_(c, "dy");
+    spin(h);
+    expect(h->up[0], "dy", false);
+    expect(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false);
+    client_close(h, c);
+    close_upstreams(h);
+    harness_free(h);
+}
+
 static void head_response_has_no_body_despite_content_length(void **state)
 {
     struct harness *h = harness_new(NULL, 16);
@@ -717,6 +767,8 @@ int main(void)
         cmocka_unit_test(upstream_dying_mid_chunked_body_closes_the_client),
         cmocka_unit_test(interim_100_continue_precedes_the_final_response),
         cmocka_unit_test(interim_and_final_response_in_one_read),
+        cmocka_unit_test(expect_100_continue_reaches_a_client_that_waits_for_it),
+        cmocka_unit_test(final_response_before_the_body_ends_waits_for_the_body),
         cmocka_unit_test(head_response_has_no_body_despite_content_length),
         cmocka_unit_test(request_to_a_host_off_the_allow_list_is_a_403),
         cmocka_unit_test(connect_tunnel_carries_early_bytes_and_half_closes),
