@@ -54,7 +54,11 @@ static void on_accept(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
                  * spinning on a readable listener. */
                 log_v("proxy: accept: %s", strerror(errno));
                 pause_accept(s);
-                (void)ev_timer_start(s->loop, &s->retry_accept, 100);
+                /* Without the retry timer only a connection's close
+                 * resumes accepting; with none open, nothing would:
+                 * stay armed and try again on the next readiness. */
+                if (s->timer_start(s->loop, &s->retry_accept, 100) < 0 && s->nconns == 0)
+                    px_server_resume_accept(s);
             }
             return;
         }

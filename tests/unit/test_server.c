@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ struct harness {
     /* The timer seam: starts so far, and which one fails (1-based; 0: none). */
     int timer_starts;
     int timer_fail_at;
+    bool timers_fail; /* every start fails */
 };
 
 /* The connect seam has no context argument: one harness at a time. */
@@ -81,7 +83,7 @@ static int fake_connect(const struct px_addr *a, unsigned port)
  * the start fails. */
 static int fake_timer_start(struct ev_loop *l, struct ev_timer *t, uint64_t after_ms)
 {
-    if (++cur->timer_starts == cur->timer_fail_at) {
+    if (++cur->timer_starts == cur->timer_fail_at || cur->timers_fail) {
         ev_timer_stop(l, t);
         return -1;
     }
@@ -697,6 +699,44 @@ static void connection_over_the_cap_waits_until_one_closes(void **state)
     harness_free(h);
 }
 
+static void accepting_resumes_after_running_out_of_descriptors_without_a_timer(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    struct sockaddr_un addr;
+    socklen_t len;
+    struct nf_err err = { 0 };
+    struct rlimit was, low;
+    int a, probe;
+
+    (void)state;
+    assert_int_equal(px_server_listen(h->s, listener_new(&addr, &len), false, &err), 0);
+    a = dial(&addr, len);
+    /* No descriptor is left for accept, and the retry timer cannot start:
+     * with no connection open whose close would resume accepting. */
+    h->timers_fail = true;
+    probe = dup(0);
+    assert_true(probe >= 0);
+    close(probe);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+    low = was;
+    low.rlim_cur = (rlim_t)probe;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    spin(h);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+    h->timers_fail = false;
+    assert_true(h->timer_starts >= 1);
+    assert_int_equal(h->s->nconns, 0);
+    /* Descriptors are back: the waiting connection is taken on. */
+    spin(h);
+    assert_int_equal(h->s->nconns, 1);
+    puts_(a, "GET http://10.0.0.1/a HTTP/1.1\r\nHost: 10.0.0.1\r\n\r\n");
+    spin(h);
+    expect(h->up[0], "GET /a HTTP/1.1\r\nHost: 10.0.0.1\r\n\r\n", false);
+    client_close(h, a);
+    close_upstreams(h);
+    harness_free(h);
+}
+
 /* ---- a timer that cannot start ------------------------------------------- */
 
 static void failed_timer_start_on_accept_closes_the_connection(void **state)
@@ -779,6 +819,7 @@ int main(void)
         cmocka_unit_test(parent_refusing_connect_never_sees_the_held_request),
         cmocka_unit_test(parent_accepting_connect_gets_the_held_request),
         cmocka_unit_test(connection_over_the_cap_waits_until_one_closes),
+        cmocka_unit_test(accepting_resumes_after_running_out_of_descriptors_without_a_timer),
         cmocka_unit_test(failed_timer_start_on_accept_closes_the_connection),
         cmocka_unit_test(failed_timer_start_before_connecting_dials_nothing),
         cmocka_unit_test(failed_timer_start_for_the_drain_still_closes),
