@@ -4,12 +4,32 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "src/util.h"
+
+/* Answers are kept for their TTL, so that a burst of connections to one
+ * host costs one lookup: a DNS answer for its records' smallest TTL (at most
+ * CACHE_MAX_TTL_MS; a TTL of 0 is not kept), a hosts-file answer (c-ares
+ * 1.18 reads /etc/hosts anew for every lookup; such an answer has no TTL
+ * and comes back inside ares_getaddrinfo) for HOSTS_TTL_MS, so that an edit
+ * to the file is seen within a second, as the interface addresses are.
+ * Failures are not kept. */
+#define CACHE_SIZE       64
+#define CACHE_MAX_TTL_MS (300 * 1000)
+#define HOSTS_TTL_MS     1000
+
+struct cache_entry {
+    char host[PX_HOST_MAX];
+    uint64_t expires; /* loop ms; 0: empty */
+    struct px_addr addrs[PX_RESOLVE_MAX_ADDRS];
+    size_t n;
+};
 
 struct resolver_fd {
     struct ev_io io;
@@ -23,6 +43,7 @@ struct px_resolver {
     struct resolver_fd **fds;
     size_t nfds;
     bool in_call; /* inside ares_getaddrinfo: a result now is synchronous */
+    struct cache_entry cache[CACHE_SIZE];
 };
 
 struct px_resolve_req {
@@ -33,7 +54,53 @@ struct px_resolve_req {
     int status;
     struct px_addr addrs[PX_RESOLVE_MAX_ADDRS];
     size_t n;
+    char host[PX_HOST_MAX]; /* the cache's key */
 };
+
+static struct cache_entry *cache_find(struct px_resolver *r, const char *host)
+{
+    for (size_t i = 0; i < CACHE_SIZE; i++) {
+        struct cache_entry *e = &r->cache[i];
+
+        if (e->expires && strcmp(e->host, host) == 0) {
+            if (e->expires > r->loop->now)
+                return e;
+            e->expires = 0;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+static void cache_put(struct px_resolver *r, const char *host, uint64_t ttl_ms,
+                      const struct px_addr *addrs, size_t n)
+{
+    struct cache_entry *e = NULL;
+
+    if (ttl_ms == 0 || strlen(host) >= sizeof(e->host))
+        return;
+    /* The same host's, else an empty or expired slot, else the one that
+     * expires first. */
+    for (size_t i = 0; i < CACHE_SIZE && !e; i++)
+        if (r->cache[i].expires && strcmp(r->cache[i].host, host) == 0)
+            e = &r->cache[i];
+    for (size_t i = 0; i < CACHE_SIZE && !e; i++) {
+        if (r->cache[i].expires <= r->loop->now) {
+            e = &r->cache[i];
+            break;
+        }
+    }
+    if (!e) {
+        e = &r->cache[0];
+        for (size_t i = 1; i < CACHE_SIZE; i++)
+            if (r->cache[i].expires < e->expires)
+                e = &r->cache[i];
+    }
+    snprintf(e->host, sizeof(e->host), "%s", host);
+    e->expires = r->loop->now + ttl_ms;
+    memcpy(e->addrs, addrs, n * sizeof(*addrs));
+    e->n = n;
+}
 
 static void rearm(struct px_resolver *r)
 {
@@ -177,9 +244,14 @@ static void on_result(void *arg, int status, int timeouts, struct ares_addrinfo 
     (void)timeouts;
     req->status = status;
     if (status == ARES_SUCCESS && res) {
+        uint64_t ttl_ms = CACHE_MAX_TTL_MS;
+
         for (struct ares_addrinfo_node *a = res->nodes; a && req->n < PX_RESOLVE_MAX_ADDRS;
              a = a->ai_next) {
             struct px_addr *o = &req->addrs[req->n];
+
+            if ((uint64_t)(a->ai_ttl < 0 ? 0 : a->ai_ttl) * 1000u < ttl_ms)
+                ttl_ms = (uint64_t)(a->ai_ttl < 0 ? 0 : a->ai_ttl) * 1000u;
 
             if (a->ai_family == AF_INET) {
                 o->family = AF_INET;
@@ -194,6 +266,10 @@ static void on_result(void *arg, int status, int timeouts, struct ares_addrinfo 
         }
         if (req->n == 0)
             req->status = ARES_ENODATA;
+        else if (r->in_call && ttl_ms == 0)
+            cache_put(r, req->host, HOSTS_TTL_MS, req->addrs, req->n);
+        else
+            cache_put(r, req->host, ttl_ms, req->addrs, req->n);
     }
     if (res)
         ares_freeaddrinfo(res);
@@ -215,12 +291,23 @@ struct px_resolve_req *px_resolve(struct px_resolver *r, const char *host, px_re
                                          .ai_flags = ARES_AI_NOSORT,
                                          .ai_socktype = SOCK_STREAM };
     struct px_resolve_req *req = calloc(1, sizeof(*req));
+    struct cache_entry *e;
 
     if (!req)
         return NULL;
     req->cb = cb;
     req->arg = arg;
     req->r = r;
+    snprintf(req->host, sizeof(req->host), "%s", host);
+    e = cache_find(r, host);
+    if (e) {
+        memcpy(req->addrs, e->addrs, e->n * sizeof(*e->addrs));
+        req->n = e->n;
+        req->status = ARES_SUCCESS;
+        req->later.cb = deliver_later;
+        ev_defer(r->loop, &req->later);
+        return req;
+    }
     r->in_call = true;
     ares_getaddrinfo(r->ch, host, NULL, &hints, on_result, req);
     r->in_call = false;
