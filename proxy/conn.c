@@ -158,11 +158,18 @@ void px_conn_update(struct conn *c)
         break;
     case CS_CONNECTING:
         ue |= EPOLLOUT;
+        if (px_conn_tunnel_bound(c)) {
+            ce |= PX_TUNNEL_EVENTS;
+            ue |= PX_TUNNEL_EVENTS;
+        }
         break;
     case CS_TUNNEL:
         px_conn_tunnel_events(c, &ce, &ue);
         break;
     case CS_RESOLVING:
+        if (px_conn_tunnel_bound(c))
+            ce |= PX_TUNNEL_EVENTS; /* edges noted, read once tunnelling */
+        break;
     case CS_FLUSH_CLOSE:
     case CS_DRAIN:
         break;
@@ -192,6 +199,7 @@ static void on_client(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
     struct conn *c = container_of(io, struct conn, cio);
 
     (void)loop;
+    px_conn_tunnel_note(c, io, revents);
     if (revents & EPOLLOUT) {
         if (px_buf_flush(&c->to_client, io->fd) < 0) {
             px_conn_close(c);
@@ -211,7 +219,7 @@ static void on_client(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
             px_conn_close(c);
             return;
         }
-        px_conn_tunnel_pump(c);
+        px_conn_tunnel_pump(c, revents, 0);
     } else if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
         bool reading = c->state == CS_HTTP_HEAD || c->state == CS_SOCKS_GREETING ||
                        c->state == CS_SOCKS_REQUEST || c->state == CS_HTTP_REQ_BODY;
@@ -250,6 +258,7 @@ static void on_upstream(struct ev_loop *loop, struct ev_io *io, uint32_t revents
     struct conn *c = container_of(io, struct conn, uio);
 
     (void)loop;
+    px_conn_tunnel_note(c, io, revents);
     if (c->state == CS_CONNECTING) {
         int soerr = 0;
         socklen_t len = sizeof(soerr);
@@ -288,7 +297,7 @@ static void on_upstream(struct ev_loop *loop, struct ev_io *io, uint32_t revents
             px_conn_close(c);
             return;
         }
-        px_conn_tunnel_pump(c);
+        px_conn_tunnel_pump(c, 0, revents);
     } else if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
                (c->state == CS_PARENT_REPLY || c->state == CS_HTTP_REQ_BODY ||
                 c->state == CS_HTTP_RESP_HEAD || c->state == CS_HTTP_RESP_BODY)) {

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 
 #include "proxy/buf.h"
 #include "proxy/host.h"
@@ -177,8 +178,17 @@ void px_conn_parent_reply(struct conn *c);
 
 /* conn_tunnel.c */
 void px_conn_tunnel_start(struct conn *c);
-void px_conn_tunnel_pump(struct conn *c);
+/* After events on the client (cev) and upstream (uev) sockets. */
+void px_conn_tunnel_pump(struct conn *c, uint32_t cev, uint32_t uev);
 void px_conn_tunnel_events(const struct conn *c, uint32_t *client, uint32_t *upstream);
+/* The connection becomes a tunnel once upstream is connected (CONNECT or
+ * SOCKS straight to the destination, or a relay): its sockets are watched
+ * edge-triggered from the connect on (PX_TUNNEL_EVENTS), so that the
+ * tunnel's start changes no mask. */
+#define PX_TUNNEL_EVENTS (EPOLLIN | EPOLLRDHUP | EPOLLET)
+bool px_conn_tunnel_bound(const struct conn *c);
+/* An edge-triggered event on a socket: what the tunnel's pumps must read. */
+void px_conn_tunnel_note(struct conn *c, const struct ev_io *io, uint32_t revents);
 
 /* server.c */
 void px_server_resume_accept(struct px_server *s);

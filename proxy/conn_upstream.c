@@ -105,7 +105,8 @@ void px_conn_try_next_addr(struct conn *c)
             continue;
         c->uio.fd = fd;
         c->uio.events = 0;
-        if (ev_io_start(c->s->loop, &c->uio, EPOLLOUT) < 0) {
+        if (ev_io_start(c->s->loop, &c->uio,
+                        EPOLLOUT | (px_conn_tunnel_bound(c) ? PX_TUNNEL_EVENTS : 0)) < 0) {
             close(fd);
             c->uio.fd = -1;
             continue;

@@ -6,7 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define CHUNK     (1u << 20) /* splice caps at the pipe's size anyway */
+#define CHUNK     (1u << 20)  /* splice caps at the pipe's size anyway */
+#define SMALL     (16u << 10) /* a read that fills this turns to splice */
 #define PIPE_SIZE (256u << 10)
 #define POOL_MAX  32
 
@@ -78,8 +79,66 @@ void px_pipe_pool_free(struct px_pipe_pool *p)
     *p = (struct px_pipe_pool){ 0 };
 }
 
+/* One small read and its write. Returns true when the pump stops, in the
+ * state *stop; false to go on. */
+static bool pump_small(struct px_half *h, enum px_pump *stop)
+{
+    char buf[SMALL];
+    ssize_t n, sent;
+
+    n = recv(h->src, buf, sizeof(buf), 0);
+    if (n < 0) {
+        if (errno == EINTR)
+            return false;
+        if (errno != EAGAIN) {
+            *stop = PX_PUMP_ERROR;
+            return true;
+        }
+        give_pipe(h);
+        *stop = PX_PUMP_WANT_READ;
+        return true;
+    }
+    if (n == 0) {
+        h->eof = true;
+        return false;
+    }
+    do
+        sent = send(h->dst, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0) {
+        if (errno != EAGAIN) {
+            *stop = PX_PUMP_ERROR;
+            return true;
+        }
+        sent = 0;
+    }
+    h->bytes += (unsigned long long)sent;
+    if (sent < n) {
+        /* The destination is full: the rest waits in a pipe (an empty
+         * pipe holds at least 64 KiB) and goes on by splice. */
+        if ((h->pipe[0] < 0 && take_pipe(h) < 0) ||
+            write(h->pipe[1], buf + sent, (size_t)(n - sent)) != n - sent) {
+            *stop = PX_PUMP_ERROR;
+            return true;
+        }
+        h->buffered = (size_t)(n - sent);
+        *stop = PX_PUMP_WANT_WRITE;
+        return true;
+    }
+    if ((size_t)n == sizeof(buf)) {
+        h->bulk = true; /* more is likely waiting: splice it */
+        return false;
+    }
+    if (h->src_hup)
+        return false; /* read on to the end: no edge will say so */
+    give_pipe(h);
+    *stop = PX_PUMP_WANT_READ; /* drained, see relay.h */
+    return true;
+}
+
 enum px_pump px_half_pump(struct px_half *h)
 {
+    h->src_ready = false; /* read until drained from here */
     for (;;) {
         ssize_t n;
 
@@ -104,6 +163,13 @@ enum px_pump px_half_pump(struct px_half *h)
             give_pipe(h);
             return h->state = PX_PUMP_DONE;
         }
+        if (!h->bulk) {
+            enum px_pump stop;
+
+            if (pump_small(h, &stop))
+                return h->state = stop;
+            continue;
+        }
         if (h->pipe[0] < 0 && take_pipe(h) < 0)
             return h->state = PX_PUMP_ERROR;
         n = splice(h->src, NULL, h->pipe[1], NULL, CHUNK, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -111,13 +177,15 @@ enum px_pump px_half_pump(struct px_half *h)
             if (errno == EINTR)
                 continue;
             if (errno == EAGAIN) {
-                give_pipe(h); /* drained and idle: the pipe goes back */
+                give_pipe(h);
                 return h->state = PX_PUMP_WANT_READ;
             }
             return h->state = PX_PUMP_ERROR;
         }
         if (n == 0)
             h->eof = true;
+        else if ((size_t)n < SMALL)
+            h->bulk = false; /* the burst is over: back to recv/send */
         h->buffered = (size_t)n;
     }
 }

@@ -1,7 +1,17 @@
-/* One direction of a tunnel: bytes move socket → pipe → socket with splice,
- * never through user space. At most one pipeful is in flight, so a slow
- * reader pushes back on a fast writer (back-pressure); EOF on the source
- * becomes a shutdown(SHUT_WR) on the destination (half-close). */
+/* One direction of a tunnel. Small reads (a request, an echo, a TLS
+ * record) go recv → send through a buffer on the stack: two syscalls where
+ * splice needs four. Once a read fills that buffer the direction carries
+ * bulk, and bytes move socket → pipe → socket with splice, never through
+ * user space, until a read comes short again. At most one pipeful is in
+ * flight, so a slow reader pushes back on a fast writer (back-pressure):
+ * what the destination does not take at once waits in a pipe, never in a
+ * heap buffer. EOF on the source becomes a shutdown(SHUT_WR) on the
+ * destination (half-close).
+ *
+ * A pump returns once the source is drained or the destination is full, so
+ * the sockets can be watched edge-triggered: a short read counts as
+ * drained (more data makes a new edge) unless the source has already
+ * signalled its end (src_hup), which makes no new edge. */
 #pragma once
 
 #include <stdbool.h>
@@ -31,6 +41,9 @@ struct px_half {
     size_t buffered; /* bytes in the pipe */
     bool eof;
     bool shut;
+    bool bulk;      /* splicing; else recv/send */
+    bool src_hup;   /* the source reported EPOLLRDHUP, EPOLLHUP or EPOLLERR */
+    bool src_ready; /* an edge on the source since the last pump */
     enum px_pump state;
     unsigned long long bytes;
     struct px_pipe_pool *pool;

@@ -493,6 +493,94 @@ static void connect_tunnel_carries_early_bytes_and_half_closes(void **state)
     harness_free(h);
 }
 
+static void tunnel_carries_bulk_past_a_full_destination_intact(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int c = client_new(h, false);
+    static char chunk[4096];
+    size_t sent = 0, got = 0;
+    bool eof = false;
+
+    (void)state;
+    puts_(c, "CONNECT 10.0.0.1:443 HTTP/1.1\r\nHost: 10.0.0.1:443\r\n\r\n");
+    spin(h);
+    expect(c, "HTTP/1.1 200 Connection Established\r\n\r\n", false);
+    /* More than the upstream socket takes before it is read: the relay
+     * must hold the rest and go on when the upstream drains, with reads
+     * both small and large, losing and reordering nothing. */
+    for (int round = 0; round < 64; round++) {
+        for (;;) {
+            for (size_t i = 0; i < sizeof(chunk); i++)
+                chunk[i] = (char)((sent + i) % 251);
+            ssize_t n = send(c, chunk, 1 + (size_t)round * 61 % sizeof(chunk), MSG_NOSIGNAL);
+
+            if (n < 0) {
+                assert_true(errno == EAGAIN);
+                break;
+            }
+            sent += (size_t)n;
+            if (sent > (size_t)(round + 1) * 32768)
+                break;
+        }
+        spin(h);
+        for (;;) {
+            ssize_t n = recv(h->up[0], chunk, sizeof(chunk), 0);
+
+            if (n <= 0) {
+                assert_true(n < 0 && errno == EAGAIN);
+                break;
+            }
+            for (ssize_t i = 0; i < n; i++)
+                if (chunk[i] != (char)((got + (size_t)i) % 251))
+                    fail_msg("byte %zu differs", got + (size_t)i);
+            got += (size_t)n;
+        }
+    }
+    assert_int_equal(shutdown(c, SHUT_WR), 0);
+    while (!eof) {
+        ssize_t n;
+
+        spin(h);
+        n = recv(h->up[0], chunk, sizeof(chunk), 0);
+        if (n == 0)
+            eof = true;
+        else if (n > 0) {
+            for (ssize_t i = 0; i < n; i++)
+                if (chunk[i] != (char)((got + (size_t)i) % 251))
+                    fail_msg("byte %zu differs", got + (size_t)i);
+            got += (size_t)n;
+        } else
+            assert_true(errno == EAGAIN);
+    }
+    assert_int_equal(got, sent);
+    close_upstreams(h);
+    spin(h);
+    expect(c, "", true);
+    client_close(h, c);
+    harness_free(h);
+}
+
+static void relayed_client_that_talks_first_reaches_the_external_proxy(void **state)
+{
+    struct harness *h = harness_new(NULL, 16);
+    int sv[2];
+
+    (void)state;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+    /* The request is there before upstream has even been dialled. */
+    puts_(sv[0], "GET http://example.invalid/ HTTP/1.1\r\n\r\n");
+    assert_int_equal(px_conn_new(h->s, sv[1], false, 8080), 0);
+    spin(h);
+    assert_string_equal(h->up_addr[0], "127.0.0.1:8080");
+    expect(h->up[0], "GET http://example.invalid/ HTTP/1.1\r\n\r\n", false);
+    puts_(h->up[0], "answer");
+    close_upstreams(h);
+    spin(h);
+    expect(sv[0], "answer", true);
+    client_close(h, sv[0]);
+    harness_free(h);
+}
+
 static void socks_connect_is_answered_and_tunnelled(void **state)
 {
     struct harness *h = harness_new(NULL, 16);
@@ -812,6 +900,8 @@ int main(void)
         cmocka_unit_test(head_response_has_no_body_despite_content_length),
         cmocka_unit_test(request_to_a_host_off_the_allow_list_is_a_403),
         cmocka_unit_test(connect_tunnel_carries_early_bytes_and_half_closes),
+        cmocka_unit_test(tunnel_carries_bulk_past_a_full_destination_intact),
+        cmocka_unit_test(relayed_client_that_talks_first_reaches_the_external_proxy),
         cmocka_unit_test(socks_connect_is_answered_and_tunnelled),
         cmocka_unit_test(socks_connect_to_a_denied_host_is_refused_and_reported),
         cmocka_unit_test(socks_greeting_and_refused_request_in_one_read_answer_in_order),
