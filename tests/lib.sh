@@ -56,8 +56,19 @@ is() { # is GOT EXPECTED DESCRIPTION
     fi
 }
 
+# matches GOT REGEX: a one-line REGEX matches any line of GOT (grep -E); one
+# that spans lines is matched against GOT whole (^ and $ at its ends), since
+# grep would take each of its lines as a pattern of its own.
+matches() {
+    if [[ $2 == *$'\n'* ]]; then
+        [[ $1 =~ $2 ]]
+    else
+        printf '%s' "$1" | grep -Eq -- "$2"
+    fi
+}
+
 like() { # like GOT REGEX DESCRIPTION
-    if printf '%s' "$1" | grep -Eq -- "$2"; then
+    if matches "$1" "$2"; then
         ok 0 "$3"
     else
         ok 1 "$3"
@@ -67,7 +78,7 @@ like() { # like GOT REGEX DESCRIPTION
 }
 
 unlike() { # unlike GOT REGEX DESCRIPTION
-    if printf '%s' "$1" | grep -Eq -- "$2"; then
+    if matches "$1" "$2"; then
         ok 1 "$3"
         diag "got:             '$1'"
         diag "expected unlike: '$2'"

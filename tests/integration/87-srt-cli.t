@@ -26,6 +26,7 @@ srt_run() {
     rm -f "$o" "$e"
 }
 REFUSE_FILE="Refusing to run with the built-in defaults, which would drop this file's rules (its denyRead, allowRead and credential entries included)."
+REFUSE_FILE_RE=$(printf '%s' "$REFUSE_FILE" | sed 's/[][\.*^$()+?{}|]/\\&/g')
 
 # --- the command line itself -------------------------------------------------------
 srt_run --version
@@ -67,15 +68,15 @@ $REFUSE_FILE" "an unreadable settings file is refused"
 echo '{"network": {' > "$d/bad.json"
 srt_run -s "$d/bad.json" true
 like "$RC:$ERR" "^1:Error: $d/bad.json is not valid JSON: .*
-$REFUSE_FILE\$" "invalid JSON is refused"
+$REFUSE_FILE_RE\$" "invalid JSON is refused"
 echo '{"network": {"deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}' > "$d/schema.json"
 srt_run -s "$d/schema.json" true
 like "$RC:$ERR" "^1:Error: $d/schema.json does not hold a valid config — network.allowedDomains: .*
-$REFUSE_FILE\$" "a file that is not a valid config is refused, naming the key"
+$REFUSE_FILE_RE\$" "a file that is not a valid config is refused, naming the key"
 echo '{"network": {"allowedDomains": [], "deniedDomains": [], "refuseOpaqueTunnels": true}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}' > "$d/refused.json"
 srt_run -s "$d/refused.json" -c 'echo ran'
 like "$RC:$ERR" "^1:Error: .*network.refuseOpaqueTunnels: .*nsfence cannot honour it.*
-$REFUSE_FILE\$" "a key nsfence cannot honour: srt's refusal form, exit 1"
+$REFUSE_FILE_RE\$" "a key nsfence cannot honour: srt's refusal form, exit 1"
 is "$OUT" "" "and the command did not run"
 nsf --settings "$d/refused.json" -- echo ran
 like "$RC:$ERR" "^125:nsfence: .*network.refuseOpaqueTunnels" "the same file under nsfence's --settings: 125"

@@ -83,6 +83,7 @@ mkdir -p outside-root
 nsf -- sh -c 'echo ran; echo x > /etc/nsfence-observer-test'
 is "$OUT" "ran" "the command ran (observer)"
 like "$ERR" '^sh: 1: cannot create /etc/nsfence-observer-test: Read-only file system
+
 <sandbox_violations>
 deny openat /etc/nsfence-observer-test
 </sandbox_violations>$' "a write outside the write roots gives exactly one deny openat line"
