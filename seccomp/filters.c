@@ -224,6 +224,14 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, str
     return ctx;
 }
 
+/* Whether the program of kind cur after one of kind prev (SC_FILTER_COUNT
+ * for none) is the rules alone kept for where the observed program cannot
+ * be loaded. */
+static bool is_fallback(enum sc_filter prev, enum sc_filter cur)
+{
+    return prev == SC_FILTER_OBSERVED && cur == SC_FILTER_ENFORCE;
+}
+
 /* With the observer, the rules twice: with it, and alone where a listener
  * cannot be had (an old kernel, one already on this process tree). */
 static size_t wanted(const struct sc_options *o, enum sc_filter *out)
@@ -301,7 +309,7 @@ int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err)
         if (!ctx)
             return -1;
         fprintf(out, "# seccomp filter %zu: %s%s\n", i + 1, sc_filter_name(which[i]),
-                i > 0 && which[i] == SC_FILTER_ENFORCE && which[i - 1] == SC_FILTER_OBSERVED
+                i > 0 && is_fallback(which[i - 1], which[i])
                     ? " (loaded only where filter 1 cannot be)"
                     : "");
         fflush(out);
@@ -380,8 +388,7 @@ static void print_insn(FILE *out, unsigned pc, const struct sock_filter *f)
 int sc_print_bpf(const struct sc_set *s, FILE *out)
 {
     for (size_t i = 0; i < s->n; i++) {
-        bool fallback = i > 0 && s->progs[i].kind == SC_FILTER_ENFORCE &&
-                        s->progs[i - 1].kind == SC_FILTER_OBSERVED;
+        bool fallback = i > 0 && is_fallback(s->progs[i - 1].kind, s->progs[i].kind);
 
         fprintf(out, "# program %zu: %s, %u instructions%s\n", i + 1,
                 sc_filter_name(s->progs[i].kind), s->progs[i].len,
@@ -401,8 +408,7 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
         bool notify = s->progs[i].kind == SC_FILTER_OBSERVED;
 
         /* The observed program holds the same rules: loaded, it is enough. */
-        if (s->progs[i].kind == SC_FILTER_ENFORCE && i > 0 &&
-            s->progs[i - 1].kind == SC_FILTER_OBSERVED && *listener >= 0)
+        if (i > 0 && is_fallback(s->progs[i - 1].kind, s->progs[i].kind) && *listener >= 0)
             continue;
         /* prctl where no listener is wanted: a caller's program loaded
          * before another may allow prctl and not seccomp (bubblewrap loads
@@ -412,20 +418,15 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
                          : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 
         if (rc < 0) {
-            if (notify) {
-                /* The observer only reports: an old kernel, or a listener
-                 * already on this process tree (EBUSY), means running
-                 * without it: the ENFORCE program after it loads the rules. */
-                int e = errno;
-
-                if (i + 1 >= s->n || s->progs[i + 1].kind != SC_FILTER_ENFORCE)
-                    return nf_err_sys(err, "seccomp: load the %s filter",
-                                      sc_filter_name(s->progs[i].kind));
-                snprintf(why, whysz, "write observer unavailable (%s); running without it",
-                         strerror(e));
-                continue;
-            }
-            return nf_err_sys(err, "seccomp: load the %s filter", sc_filter_name(s->progs[i].kind));
+            /* The observer only reports: an old kernel, or a listener
+             * already on this process tree (EBUSY), means running without
+             * it, the rules loading alone from the program after it. */
+            if (!(i + 1 < s->n && is_fallback(s->progs[i].kind, s->progs[i + 1].kind)))
+                return nf_err_sys(err, "seccomp: load the %s filter",
+                                  sc_filter_name(s->progs[i].kind));
+            snprintf(why, whysz, "write observer unavailable (%s); running without it",
+                     strerror(errno));
+            continue;
         }
         if (notify)
             *listener = (int)rc;
