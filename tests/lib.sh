@@ -95,6 +95,20 @@ done_testing() {
 # nf_tmpdir VAR: a fresh directory, readable by the other leg too, in VAR;
 # removed at exit, and with tests/leg's stage whatever happens. (Not
 # `VAR=$(nf_tmpdir)`: a subshell could not record it.)
+# ext_proxy_start DIR: helpers/extproxy.py on the host's 127.0.0.1, an
+# external proxy that answers every request with a marker and connects
+# nowhere; what reached it in $ext_log (under DIR), its pid in $ext_pid, its
+# port in $ext_port (empty if it did not start).
+ext_proxy_start() {
+    ext_log="$1/ext.log"
+    : > "$ext_log"
+    mkfifo "$1/ext.ready"
+    python3 "$NF_TESTS/helpers/extproxy.py" "$ext_log" > "$1/ext.ready" &
+    ext_pid=$!
+    ext_port=""
+    read -r -t 20 ext_port < "$1/ext.ready" || true
+}
+
 nf_tmpdir() {
     local _nf_d # not a name a caller could pass: printf -v would set ours
     _nf_d=$(mktemp -d "${NF_TMP:-/var/tmp}/nsfence-t.XXXXXX") || exit 1

@@ -74,13 +74,7 @@ proxy_settings() { # proxy_settings NETWORK-EXTRA
     printf '{"network":{"allowedDomains":[],"deniedDomains":[]%s},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}\n' \
         "$1" > "$d/s.json"
 }
-ext_log="$d/ext.log"
-: > "$ext_log"
-mkfifo "$d/ext.ready"
-python3 "$NF_TESTS/helpers/extproxy.py" "$ext_log" > "$d/ext.ready" &
-ext_pid=$!
-ext_port=""
-read -r -t 20 ext_port < "$d/ext.ready" || true
+ext_proxy_start "$d"
 like "$ext_port" '^[0-9]+$' "the external proxy fixture listens on 127.0.0.1"
 
 proxy_settings ",\"httpProxyPort\":$ext_port"

@@ -132,13 +132,8 @@ is "$(wc -l < "$NF_PARENT_LOG")" "$before" "network.parentProxy.noProxy: and goe
 
 # httpProxyPort / socksProxyPort: an external proxy on the host's loopback
 # that answers every request with a marker and connects nowhere.
-ext_log="$d/ext.log"
-: > "$ext_log"
-mkfifo "$d/ext.ready"
-python3 "$NF_TESTS/helpers/extproxy.py" "$ext_log" > "$d/ext.ready" &
-ext_pid=$!
-ext_port=""
-read -r -t 20 ext_port < "$d/ext.ready" || true
+ext_proxy_start "$d"
+like "$ext_port" '^[0-9]+$' "the external proxy fixture listens on 127.0.0.1"
 write ",\"httpProxyPort\":$ext_port,\"socksProxyPort\":$ext_port" "$EMPTY_FS"
 both "curl -sS --max-time 20 -x http://localhost:3128 http://example.invalid/; echo; curl -sS --max-time 20 --socks5-hostname localhost:1080 http://example.invalid/"
 same "network.httpProxyPort / socksProxyPort: both endpoints reach the external proxy" \
