@@ -87,6 +87,17 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
     *out = s;
     return 0;
 }
+int px_server_adopt(struct px_server *s, int fd, bool socks, struct nf_err *err)
+{
+    if (s->nconns >= s->cfg.max_connections) {
+        close(fd);
+        return nf_err_set(err, EAGAIN, "proxy: %u connections, the configured cap", s->nconns);
+    }
+    if (px_conn_new(s, fd, socks, socks ? s->cfg.socks_relay_port : s->cfg.http_relay_port) < 0)
+        return nf_err_set(err, ENOMEM, "proxy: cannot serve a new connection");
+    return 0;
+}
+
 void px_server_set_rules(struct px_server *s, const struct px_rules *rules)
 {
     s->cfg.rules = rules;

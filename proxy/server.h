@@ -33,6 +33,11 @@ int px_server_new(struct px_server **out, struct ev_loop *loop, const struct px_
 /* Serve a listening socket; takes ownership of fd. */
 int px_server_listen(struct px_server *s, int fd, bool socks, struct nf_err *err);
 
+/* Serve one connection already accepted (Landlock mode: the supervisor's,
+ * whose other end it handed the command); takes ownership of fd. Over
+ * max_connections it is closed at once. */
+int px_server_adopt(struct px_server *s, int fd, bool socks, struct nf_err *err);
+
 /* Decide every request from now on by rules (a live update: srt's
  * --control-fd). A request already decided keeps the table that decided
  * it, so the caller keeps every table it handed in alive until

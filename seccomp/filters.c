@@ -25,13 +25,23 @@ static const struct {
     const char *name;
     int nr;
 } late_syscalls[] = {
-    { "open_tree_attr", 467 }, { "fchmodat2", 452 },
-    { "mount_setattr", 442 },  { "clone3", 435 },
-    { "fsopen", 430 },         { "fsconfig", 431 },
-    { "fsmount", 432 },        { "fspick", 433 },
-    { "open_tree", 428 },      { "move_mount", 429 },
-    { "openat2", 437 },        { "io_uring_setup", 425 },
-    { "io_uring_enter", 426 }, { "io_uring_register", 427 },
+    { "open_tree_attr", 467 },
+    { "fchmodat2", 452 },
+    { "setxattrat", 463 },
+    { "removexattrat", 466 },
+    { "file_setattr", 469 },
+    { "mount_setattr", 442 },
+    { "clone3", 435 },
+    { "fsopen", 430 },
+    { "fsconfig", 431 },
+    { "fsmount", 432 },
+    { "fspick", 433 },
+    { "open_tree", 428 },
+    { "move_mount", 429 },
+    { "openat2", 437 },
+    { "io_uring_setup", 425 },
+    { "io_uring_enter", 426 },
+    { "io_uring_register", 427 },
 };
 
 static int sysnr(const char *name)
@@ -53,6 +63,9 @@ const char *sc_filter_name(enum sc_filter f)
         return "nsfence's rules and the write observer (USER_NOTIF, reports only)";
     case SC_FILTER_ENFORCE:
         return "nsfence's rules";
+    case SC_FILTER_SUPERVISED:
+        return "nsfence's rules and the Landlock mode's supervisor (USER_NOTIF: it performs "
+               "each write and connect itself)";
     case SC_FILTER_USER:
         return "the caller's program";
     case SC_FILTER_COUNT:
@@ -179,6 +192,81 @@ static int build_observer(scmp_filter_ctx ctx, struct nf_err *err)
     return 0;
 }
 
+/* Landlock mode: no network namespace and no mounts, so the supervisor
+ * performs every call that could write (Landlock cannot refuse chmod,
+ * chown, utimes or xattrs, nor a protected name inside a write root) and
+ * every connect (it injects a socket connected to the proxy); only stream
+ * sockets of the internet families exist, nothing listens. */
+static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, struct nf_err *err)
+{
+    static const char *const always[] = {
+        "creat",     "truncate",    "unlink",       "unlinkat",     "rmdir",      "mkdir",
+        "mkdirat",   "mknod",       "mknodat",      "symlink",      "symlinkat",  "link",
+        "linkat",    "rename",      "renameat",     "renameat2",    "chmod",      "fchmod",
+        "fchmodat",  "fchmodat2",   "chown",        "fchown",       "lchown",     "fchownat",
+        "utime",     "utimes",      "futimesat",    "utimensat",    "setxattr",   "lsetxattr",
+        "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat",
+        "connect",
+    };
+    static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
+    /* chattr's flags and the project quota: an owner may set them on a file
+     * open read-only. */
+    static const unsigned long attr_ioctls[] = { 0x40086602UL, 0x40046602UL, 0x401c5820UL };
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), notify = SCMP_ACT_NOTIFY;
+    struct scmp_arg_cmp fastopen2 = BIT(2, 0x20000000), fastopen3 = BIT(3, 0x20000000);
+    struct scmp_arg_cmp high = SCMP_A0(SCMP_CMP_GE, AF_MAX);
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(always); i++)
+        if (rule(ctx, notify, always[i], 0, NULL, err) < 0)
+            return -1;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(write_bits); i++) {
+        struct scmp_arg_cmp at = BIT(2, write_bits[i]), plain = BIT(1, write_bits[i]);
+
+        if (rule(ctx, notify, "openat", 1, &at, err) < 0 ||
+            rule(ctx, notify, "open", 1, &plain, err) < 0)
+            return -1;
+    }
+    /* openat2's flags are in memory the filter cannot read: ENOSYS, and
+     * libc falls back to openat. */
+    if (rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "listen", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "file_setattr", 0, NULL, err) < 0 ||
+        rule(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendto", 1, &fastopen3, err) < 0 ||
+        rule(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmsg", 1, &fastopen2, err) < 0 ||
+        rule(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmmsg", 1, &fastopen3, err) < 0 ||
+        rule(ctx, eperm, "socket", 1, &high, err) < 0)
+        return -1;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(attr_ioctls); i++) {
+        struct scmp_arg_cmp req = EQ32(1, attr_ioctls[i]);
+
+        if (rule(ctx, eperm, "ioctl", 1, &req, err) < 0)
+            return -1;
+    }
+    /* Families: the internet ones (stream only), unix where allowed (its
+     * own rule refuses it otherwise); every other one refused. */
+    for (unsigned fam = 0; fam < AF_MAX; fam++) {
+        struct scmp_arg_cmp f = EQ32(0, fam);
+
+        if (fam == AF_INET || fam == AF_INET6 || fam == AF_UNIX ||
+            (fam == AF_VSOCK && o->unix_block))
+            continue;
+        if (rule(ctx, eperm, "socket", 1, &f, err) < 0)
+            return -1;
+    }
+    for (unsigned type = 0; type < 16; type++) {
+        struct scmp_arg_cmp cmp[2] = { EQ32(0, AF_INET), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type) };
+
+        if (type == SOCK_STREAM)
+            continue;
+        if (rule(ctx, eperm, "socket", 2, cmp, err) < 0)
+            return -1;
+        cmp[0] = (struct scmp_arg_cmp)EQ32(0, AF_INET6);
+        if (rule(ctx, eperm, "socket", 2, cmp, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, struct nf_err *err)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -206,6 +294,16 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, str
                 rc = build_tty(ctx, err);
             if (rc == 0 && f == SC_FILTER_OBSERVED)
                 rc = build_observer(ctx, err);
+            break;
+        case SC_FILTER_SUPERVISED:
+            if (o->unix_block)
+                rc = build_unix(ctx, err);
+            if (rc == 0)
+                rc = build_namespaces(ctx, o, err);
+            if (rc == 0)
+                rc = build_tty(ctx, err);
+            if (rc == 0)
+                rc = build_supervised(ctx, o, err);
             break;
         case SC_FILTER_USER:
         case SC_FILTER_COUNT:
@@ -238,6 +336,10 @@ static size_t wanted(const struct sc_options *o, enum sc_filter *out)
 {
     size_t n = 0;
 
+    if (o->supervised) {
+        out[n++] = SC_FILTER_SUPERVISED;
+        return n;
+    }
     if (o->observer)
         out[n++] = SC_FILTER_OBSERVED;
     out[n++] = SC_FILTER_ENFORCE;
@@ -405,7 +507,8 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
     why[0] = '\0';
     for (size_t i = 0; i < s->n; i++) {
         struct sock_fprog prog = { .len = s->progs[i].len, .filter = s->progs[i].insns };
-        bool notify = s->progs[i].kind == SC_FILTER_OBSERVED;
+        bool notify =
+            s->progs[i].kind == SC_FILTER_OBSERVED || s->progs[i].kind == SC_FILTER_SUPERVISED;
 
         /* The observed program holds the same rules: loaded, it is enough. */
         if (i > 0 && is_fallback(s->progs[i - 1].kind, s->progs[i].kind) && *listener >= 0)

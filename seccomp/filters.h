@@ -22,10 +22,13 @@
  *   - with the observer, USER_NOTIF on write-intent syscalls (reports only:
  *     no syscall is both refused and reported). */
 enum sc_filter {
-    SC_FILTER_OBSERVED, /* the rules and the observer, loaded with a listener */
-    SC_FILTER_ENFORCE,  /* the rules alone: without the observer, or after an
-                           observed program that could not be loaded */
-    SC_FILTER_USER,     /* a program the caller supplied (bubblewrap's --seccomp) */
+    SC_FILTER_OBSERVED,   /* the rules and the observer, loaded with a listener */
+    SC_FILTER_ENFORCE,    /* the rules alone: without the observer, or after an
+                             observed program that could not be loaded */
+    SC_FILTER_SUPERVISED, /* Landlock mode: the rules, and USER_NOTIF on every call
+                             that could write or connect, which the supervisor
+                             performs itself; no fallback: it loads or the run fails */
+    SC_FILTER_USER,       /* a program the caller supplied (bubblewrap's --seccomp) */
     SC_FILTER_COUNT,
 };
 
@@ -40,6 +43,8 @@ struct sc_options {
      * namespaces those own (srt's allowNestedUserNamespaces): the namespaces
      * filter then refuses only the keyring calls. */
     bool nested_userns;
+    /* Landlock mode (compiled at run time, never precompiled). */
+    bool supervised;
 };
 
 struct sc_program {

@@ -32,6 +32,8 @@ const char cli_usage[] =
     "  --no-network              no proxy at all: only lo\n"
     "  --no-monitor              do not observe write attempts\n"
     "  --new-session             setsid() the command\n"
+    "  --mode MODE               namespaces (the default), landlock (where namespaces are\n"
+    "                            refused: a container; weaker, as each run says), or auto\n"
     "  --allow-git-init          let the command create .git at the top of a write root\n"
     "  --violations FILE         also append violations to FILE as JSON lines\n"
     "  --config FILE             the INI config (default: ~/.config/nsfence/config.ini)\n"
@@ -89,6 +91,7 @@ static const struct flag flags[] = {
     BOOLF("allow-git-init", allow_git_init),
     BOOLF("timings", timings),
     STRING("violations", violations),
+    STRING("mode", mode),
     STRING("config", config),
     STRING("settings", settings),
     STRING("control-fd", control_fd),
@@ -241,6 +244,8 @@ int cli_apply(const struct cli *c, struct policy *pol, struct nf_err *err)
         pol->new_session = true;
     if (c->allow_git_init)
         pol->allow_git_init = true;
+    if (c->mode && cfg_apply(pol, "sandbox", "mode", c->mode, err) < 0)
+        return nf_err_prefix(err, "--mode");
     if (c->violations) {
         char path[PATH_MAX];
 

@@ -34,6 +34,7 @@ struct cli {
     bool new_session;
     bool allow_git_init;
     const char *violations;
+    const char *mode; /* --mode: namespaces, landlock or auto */
 
     /* The command (run, explain) or HOST PORT (connect). */
     char **argv;

@@ -267,6 +267,14 @@ int cfg_apply(struct policy *pol, const char *section, const char *key, const ch
             return set_string(&pol->monitor_log, path, err);
         }
     } else if (strcmp(section, "sandbox") == 0) {
+        if (strcmp(key, "mode") == 0) {
+            int m = pol_mode_parse(v);
+
+            if (m < 0)
+                return nf_err_set(err, EINVAL, "\"%s\": expected namespaces, landlock or auto", v);
+            pol->mode = (enum pol_mode)m;
+            return 0;
+        }
         if (strcmp(key, "new_session") == 0) {
             if (parse_bool(v, &b, err) < 0)
                 return -1;

@@ -288,24 +288,20 @@ static bool apparmor_restricts(void)
  * default) turns the unshare into EPERM; Ubuntu's AppArmor restriction lets
  * the unshare succeed and fails the maps or the mount after it, so "ok" is
  * said only once all three worked. */
-static void check_probe(struct report *r)
+bool doctor_probe_userns(int res[3])
 {
     _cleanup_close_ int up_r = -1, up_w = -1, down_r = -1, down_w = -1;
     int fds[2];
-    int res[3] = { 0, 0, 0 };
     bool got;
     pid_t pid;
 
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        add(r, "userns_probe", ST_WARN, NULL, "cannot probe: %s", strerror(errno));
-        return;
-    }
+    res[0] = res[1] = res[2] = 0;
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return false;
     up_r = fds[0];
     up_w = fds[1];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        add(r, "userns_probe", ST_WARN, NULL, "cannot probe: %s", strerror(errno));
-        return;
-    }
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return false;
     down_r = fds[0];
     down_w = fds[1];
     pid = fork();
@@ -341,6 +337,21 @@ static void check_probe(struct report *r)
     down_w = -1;
     if (pid > 0)
         waitpid(pid, NULL, 0);
+    return got;
+}
+
+bool doctor_namespaces_work(void)
+{
+    int res[3];
+
+    return doctor_probe_userns(res) && !res[0] && !res[1] && !res[2];
+}
+
+static void check_probe(struct report *r)
+{
+    int res[3];
+    bool got = doctor_probe_userns(res);
+
     if (!got) {
         add(r, "userns_probe", ST_WARN, NULL, "cannot probe");
     } else if (res[0]) {

@@ -9,6 +9,12 @@
 
 int doctor_run(bool json, FILE *out);
 
+/* Whether a new user namespace can be made here, its id maps written and a
+ * tmpfs mounted in it: res gets the errno of each step (0: it worked).
+ * False when the probe itself could not run. */
+bool doctor_probe_userns(int res[3]);
+bool doctor_namespaces_work(void);
+
 /* no_new_privs and the number of seccomp filters on this process. */
 void doctor_seccomp_state(long *nnp, long *filters);
 

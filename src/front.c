@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "src/config.h"
+#include "src/doctor.h"
 #include "src/env.h"
 #include "src/log.h"
 #include "src/settings.h"
@@ -136,6 +137,47 @@ static int setup_network(const struct policy *pol, struct px_rules *rules, struc
     return 0;
 }
 
+/* Landlock mode: no namespace, nothing mounted; the same filesystem plan
+ * judges what the supervisor performs, a Landlock ruleset bounds the
+ * command, the supervised seccomp program traps every write and connect.
+ * Whatever cannot be held is refused here, never run weaker than said. */
+static int compile_landlock(struct front *f, struct nf_err *err)
+{
+    const struct policy *pol = &f->pol;
+    struct run_plan *p = &f->plan;
+    int abi = fs_ll_abi();
+
+    if (abi < 1)
+        return nf_err_set(err, EOPNOTSUPP,
+                          "--mode landlock: this kernel has no Landlock (%s); it needs Linux 5.13 "
+                          "or later with landlock in the lsm= list",
+                          strerror(errno));
+    if (pol->network_enabled && abi < 4)
+        return nf_err_set(err, EOPNOTSUPP,
+                          "--mode landlock: Landlock ABI %d cannot refuse the command's own TCP "
+                          "connections (ABI 4, Linux 6.7); run with --no-network",
+                          abi);
+    if (pol->nested_userns)
+        return nf_err_set(err, EINVAL,
+                          "--mode landlock: nested user namespaces (allowNestedUserNamespaces) "
+                          "are not available without namespaces");
+    if (!pol->monitor_enabled)
+        log_v("--mode landlock: --no-monitor still leaves the supervisor performing every "
+              "write; only its reports are kept");
+    p->landlock_mode = true;
+    p->namespaces = 0;
+    p->idmap = RUN_IDMAP_NONE;
+    p->loopback = false;
+    p->endpoints = false;
+    p->keyring = true;
+    if (fs_ll_build(&p->fs, abi, &p->landlock, err) < 0)
+        return -1;
+    f->filters.supervised = true;
+    f->filters.observer = false;
+    f->filters.nested_userns = false;
+    return sc_compile(&f->filters, &p->filters, err);
+}
+
 /* The sandbox itself: every namespace, the caller's ids, lo and the proxy's
  * endpoints, no capability, the filters last. */
 static int compile_plan(char **argv, struct front *f, struct nf_err *err)
@@ -180,8 +222,19 @@ static int compile_plan(char **argv, struct front *f, struct nf_err *err)
     if (f->filters.nested_userns)
         log_v("allowNestedUserNamespaces: the command may make user namespaces and mount in "
               "their own mount namespaces; the keyring calls stay refused");
-    if (sc_build(&f->filters, &p->filters, err) < 0)
+    if (f->pol.mode == POL_MODE_AUTO) {
+        /* Only where written: namespaces where they work. */
+        f->pol.mode = doctor_namespaces_work() ? POL_MODE_NAMESPACES : POL_MODE_LANDLOCK;
+        log_v("--mode auto: %s", f->pol.mode == POL_MODE_LANDLOCK
+                                     ? "user namespaces are refused here: Landlock mode"
+                                     : "user namespaces work here: namespace mode");
+    }
+    if (f->pol.mode == POL_MODE_LANDLOCK) {
+        if (compile_landlock(f, err) < 0)
+            return -1;
+    } else if (sc_build(&f->filters, &p->filters, err) < 0) {
         return -1;
+    }
     p->new_session = pol->new_session;
     p->die_with_parent = false;
     p->pid1 = RUN_PID1_INIT;

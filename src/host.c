@@ -1,7 +1,12 @@
 #include "src/host.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fs/gitrepo.h"
@@ -9,6 +14,9 @@
 #include "net/endpoints.h"
 #include "proxy/server.h"
 #include "seccomp/observer.h"
+#include "seccomp/supervisor.h"
+#include "src/env.h"
+#include "src/lmode.h"
 #include "src/log.h"
 #include "src/loop.h"
 #include "src/spawn.h"
@@ -52,7 +60,86 @@ struct host_side {
     struct ev_loop *loop;
     const struct fs_plan *plan;
     struct fs_ph_set ph;
+    /* Landlock mode */
+    const struct run_plan *run;
+    struct vio_list *vio;
+    struct sc_supervisor *sup;
+    int helper_fd;
+    int proxy_listener[2]; /* 127.0.0.1 and ::1, each accepted only by us */
+    bool unix_connect;
 };
+
+/* Landlock mode: a socket connected to the proxy, for the supervisor to put
+ * in place of the command's. The listener is never served by the event
+ * loop: only this accepts on it, right after connecting, and only its own
+ * connection (another host process that connected meanwhile is dropped), so
+ * the proxy serves nothing but what the supervisor injected. */
+static int connect_proxy(void *user, int family, bool socks)
+{
+    struct host_side *h = user;
+    int l = h->proxy_listener[family == AF_INET6 && h->proxy_listener[1] >= 0];
+    struct sockaddr_storage at, mine, peer;
+    socklen_t alen = sizeof(at), mlen = sizeof(mine);
+    int c, rc;
+
+    if (l < 0 || !h->px)
+        return -ECONNREFUSED;
+    if (getsockname(l, (struct sockaddr *)&at, &alen) < 0)
+        return -errno;
+    c = socket(at.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c < 0)
+        return -errno;
+    if (connect(c, (struct sockaddr *)&at, alen) < 0 ||
+        getsockname(c, (struct sockaddr *)&mine, &mlen) < 0) {
+        rc = -errno;
+        close(c);
+        return rc;
+    }
+    for (int tries = 0; tries < 64; tries++) {
+        socklen_t plen = sizeof(peer);
+        struct nf_err err = { 0 };
+        int a = accept4(l, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (a < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            break;
+        }
+        if (plen != mlen || memcmp(&peer, &mine, plen) != 0) {
+            close(a); /* not ours */
+            continue;
+        }
+        if (px_server_adopt(h->px, a, socks, &err) < 0) {
+            log_v("%s", err.msg);
+            break;
+        }
+        return c;
+    }
+    close(c);
+    return -ECONNREFUSED;
+}
+
+static int open_proxy_listeners(struct host_side *h, struct nf_err *err)
+{
+    struct sockaddr_in in = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+    int one = 1;
+
+    h->proxy_listener[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (h->proxy_listener[0] < 0 ||
+        bind(h->proxy_listener[0], (struct sockaddr *)&in, sizeof(in)) < 0 ||
+        listen(h->proxy_listener[0], 64) < 0)
+        return nf_err_sys(err, "the proxy's listener on 127.0.0.1");
+    h->proxy_listener[1] = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (h->proxy_listener[1] >= 0 &&
+        (setsockopt(h->proxy_listener[1], IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
+         bind(h->proxy_listener[1], (struct sockaddr *)&in6, sizeof(in6)) < 0 ||
+         listen(h->proxy_listener[1], 64) < 0)) {
+        close(h->proxy_listener[1]); /* no IPv6 here: the IPv4 one serves both */
+        h->proxy_listener[1] = -1;
+    }
+    return 0;
+}
 
 /* Runs while init builds the fixed part of the root on the other CPU. */
 static int prepare(void *user, struct run_results *res, struct nf_err *err)
@@ -94,8 +181,31 @@ static int serve_fds(void *user, enum sync_tag tag, int *fds, const uint8_t *kin
                 close(fds[i]);
             break;
         case SYNC_TAG_OBSERVER:
-            if (!h->observer)
+            if (h->run->landlock_mode && !h->sup && h->helper_fd >= 0) {
+                struct sc_supervisor_config sc = {
+                    .helper_fd = h->helper_fd,
+                    .violations = h->vio,
+                    .http_port = h->px ? h->run->http_port : 0,
+                    .socks_port = h->px ? h->run->socks_port : 0,
+                    .connect_proxy = connect_proxy,
+                    .user = h,
+                    .unix_connect = h->unix_connect,
+                };
+
+                h->helper_fd = -1;
+                rc = sc_supervisor_new(&h->sup, h->loop, fds[i], &sc, err);
+            } else if (h->run->landlock_mode) {
+                close(fds[i]);
+                rc = nf_err_set(err, EPROTO, "Landlock mode: no helper to perform writes");
+            } else if (!h->observer) {
                 rc = sc_observer_new(&h->observer, h->loop, fds[i], &h->ocfg, err);
+            } else {
+                close(fds[i]);
+            }
+            break;
+        case SYNC_TAG_HELPER:
+            if (h->helper_fd < 0)
+                h->helper_fd = fds[i];
             else
                 close(fds[i]);
             break;
@@ -123,7 +233,11 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     struct ev_loop loop = { .epfd = -1 };
     struct vio_list vio = { .log_fd = -1 };
     struct pol_strv git_watch = { 0 };
-    struct host_side host = { .plan = &f->plan.fs };
+    struct host_side host = { .plan = &f->plan.fs,
+                              .run = &f->plan,
+                              .vio = &vio,
+                              .helper_fd = -1,
+                              .proxy_listener = { -1, -1 } };
     int status = 125;
 
     sc.times[STAGE_START] = o->start_us;
@@ -157,6 +271,15 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
         if (ctl_start(&host.ctl, &loop, &cc, err) < 0 || ctl_failed(host.ctl, err))
             goto out;
     }
+    if (f->plan.landlock_mode) {
+        host.unix_connect = pol->allow_all_unix_sockets && f->plan.landlock.abi >= 4;
+        if (fs_ll_tmpdir_make(&f->plan.landlock.tmpdir, err) < 0 ||
+            env_set(&f->plan.envp, "TMPDIR", f->plan.landlock.tmpdir, err) < 0)
+            goto out;
+        if (host.px && open_proxy_listeners(&host, err) < 0)
+            goto out;
+        lmode_warn(f->plan.landlock.abi);
+    }
     host.loop = &loop;
     host.ocfg = (struct sc_observer_config){ .write_roots = f->plan.fs.write_roots,
                                              .n_write_roots = f->plan.fs.n_write_roots,
@@ -170,7 +293,7 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
                                              .git_watch = &git_watch };
     sc.loop = &loop;
     sc.hooks.on_fds = serve_fds;
-    sc.hooks.prepare = prepare;
+    sc.hooks.prepare = f->plan.landlock_mode ? NULL : prepare;
     sc.hooks.cloned = cloned;
     sc.hooks.user = &host;
     sc.times[STAGE_PLANNED] = sync_now_us();
@@ -190,6 +313,12 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     }
 out:
     sc_observer_free(host.observer);
+    sc_supervisor_free(host.sup);
+    if (host.helper_fd >= 0)
+        close(host.helper_fd);
+    for (int i = 0; i < 2; i++)
+        if (host.proxy_listener[i] >= 0)
+            close(host.proxy_listener[i]);
     px_server_free(host.px);
     ctl_free(host.ctl); /* after the proxy: its rule tables */
     fs_placeholders_release(&host.ph);
@@ -199,6 +328,12 @@ out:
         vio_print_block(&vio, STDERR_FILENO);
     vio_free(&vio);
     spawn_reap(&sc);
+    if (f->plan.landlock.tmpdir) {
+        struct nf_err e = { 0 };
+
+        if (fs_ll_tmpdir_remove(f->plan.landlock.tmpdir, &e) < 0)
+            log_warn("%s", e.msg);
+    }
     sc.times[STAGE_DONE] = sync_now_us();
     if (o->timings)
         print_timings(sc.times);

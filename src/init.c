@@ -20,6 +20,7 @@
 #include "net/loopback.h"
 #include "src/caps.h"
 #include "src/doctor.h"
+#include "src/lhelper.h"
 #include "src/log.h"
 #include "src/syscalls.h"
 #include "src/util.h"
@@ -151,6 +152,87 @@ static void explain_mount_refusal(struct nf_err *err)
                      "AppArmor restriction); see `nsfence doctor`");
 }
 
+/* Landlock mode: the helper that performs the command's writes, made now
+ * (inside the domain, without capabilities, before the seccomp filter) as
+ * init's child, and its socket handed to the host side. */
+static int start_helper(const struct run_plan *plan, int sync, struct nf_err *err)
+{
+    static struct fs_perform_ctx ctx;
+    struct sync_msg m = { .kind = SYNC_FDS, .tag = SYNC_TAG_HELPER };
+    int sv[2];
+    long pid;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return nf_err_sys(err, "socketpair");
+    ctx.fp = &plan->fs;
+    ctx.tmpdir = plan->landlock.tmpdir;
+    ctx.ll = &plan->landlock;
+    /* A sibling, not a child: the command must not find it among its
+     * children (a shell's `wait` would wait for it). */
+    pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return nf_err_sys(err, "start the Landlock mode's helper");
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        close(sync);
+        lhelper_main(&ctx, sv[1]);
+    }
+    close(sv[1]);
+    if (sync_send(sync, &m, &sv[0], 1) < 0) {
+        close(sv[0]);
+        return nf_err_sys(err, "hand the helper out");
+    }
+    close(sv[0]);
+    return 0;
+}
+
+/* The signal init gets when the host side dies, in Landlock mode: there is
+ * no PID namespace to take the sandbox down with init, so init does. */
+static int host_gone_signal(void)
+{
+    return SIGRTMIN + 3;
+}
+
+/* Landlock mode: kill every process left below init (orphans come to it,
+ * the subreaper) until none is left. */
+static void sweep(void)
+{
+    for (;;) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        pid_t self = getpid();
+
+        while (d && (e = readdir(d))) {
+            char path[300], buf[512], *rp;
+            int fd;
+            ssize_t n;
+            long ppid;
+
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            n = read(fd, buf, sizeof(buf) - 1);
+            close(fd);
+            if (n <= 0)
+                continue;
+            buf[n] = '\0';
+            rp = strrchr(buf, ')');
+            if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == self)
+                (void)kill((pid_t)strtol(e->d_name, NULL, 10), SIGKILL);
+        }
+        if (d)
+            closedir(d);
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+            return;
+    }
+}
+
 static void noop(int sig)
 {
     (void)sig;
@@ -228,8 +310,9 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     }
     if (plan->disable_userns && nest_userns(cfg, &err) < 0)
         sync_fail(sync, &err);
-    if (plan->caps_untouched ? caps_raise_ambient(plan->caps, &err) < 0
-                             : caps_set(plan->caps, &err) < 0)
+    if (plan->landlock_mode    ? caps_clear(&err) < 0
+        : plan->caps_untouched ? caps_raise_ambient(plan->caps, &err) < 0
+                               : caps_set(plan->caps, &err) < 0)
         sync_fail(sync, &err);
     if ((plan->disable_userns || plan->assert_userns_disabled) && unshare(CLONE_NEWUSER) == 0) {
         nf_err_set(&err, EPERM, "creation of new user namespaces was not disabled as requested");
@@ -238,6 +321,12 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         nf_err_sys(&err, "prctl(PR_SET_NO_NEW_PRIVS)");
         sync_fail(sync, &err);
+    }
+    if (plan->landlock_mode) {
+        /* Dies with init (which sweeps the rest when it dies itself). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+            fs_ll_apply(&plan->landlock, &err) < 0 || start_helper(plan, sync, &err) < 0)
+            sync_fail(sync, &err);
     }
     /* seccomp last (minijail's order): capabilities, no_new_privs, filters.
      * A caller's own programs come after everything else: a strict allow
@@ -309,6 +398,8 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
  * the host side hears the status from us before we exit. Our own exit
  * (tearing down the namespaces, mounts and all) then overlaps with the host
  * side's teardown instead of delaying it. */
+static bool landlock_sweep;
+
 static _Noreturn void finish(int status, int status_fd)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -319,6 +410,8 @@ static _Noreturn void finish(int status, int status_fd)
      * mean every process the caller may signal. */
     if (getpid() == 1)
         (void)kill(-1, SIGKILL);
+    else if (landlock_sweep)
+        sweep();
     while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
         ;
     if (status_fd >= 0)
@@ -346,6 +439,11 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
                     finish(status, status_fd);
             continue;
         }
+        if (landlock_sweep && sig == host_gone_signal()) {
+            /* The host side is gone: so is the sandbox. */
+            sweep();
+            _exit(125);
+        }
         if (si.si_pid == 0)
             (void)kill(cmd, sig);
     }
@@ -365,8 +463,13 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     char peek;
     pid_t cmd;
 
-    /* If the host side dies, however it dies, the sandbox dies with it. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    /* If the host side dies, however it dies, the sandbox dies with it.
+     * Without a PID namespace (Landlock mode), init is told and kills what
+     * is below it, orphans included (they come to it, the subreaper). */
+    landlock_sweep = plan->landlock_mode;
+    if (prctl(PR_SET_PDEATHSIG, landlock_sweep ? host_gone_signal() : SIGKILL, 0, 0, 0) < 0)
+        _exit(125);
+    if (landlock_sweep && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
         _exit(125);
     if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_GO)
         _exit(125);
@@ -403,7 +506,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     }
     /* The fixed part of the root, lo and the endpoints while the host side
      * makes the placeholders. */
-    if (fs_exec_begin(&plan->fs, &fx, &err) < 0) {
+    memset(&fx, 0, sizeof(fx));
+    if (!plan->landlock_mode && fs_exec_begin(&plan->fs, &fx, &err) < 0) {
         if (fx.mounts_refused)
             explain_mount_refusal(&err);
         sync_fail(sync, &err);
@@ -440,7 +544,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
               strerror(errno));
     if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
         _exit(125);
-    if (fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
+    if (!plan->landlock_mode && fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_MOUNTED] = sync_now_us();
     if (hold_locks(plan, &err) < 0)
@@ -466,6 +570,13 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++) {
         sigaddset(&set, init_signals[i]);
         if (sigaction(init_signals[i], &sa, &saved[i]) < 0) {
+            nf_err_sys(&err, "sigaction");
+            sync_fail(sync, &err);
+        }
+    }
+    if (landlock_sweep) {
+        sigaddset(&set, host_gone_signal());
+        if (sigaction(host_gone_signal(), &sa, NULL) < 0) {
             nf_err_sys(&err, "sigaction");
             sync_fail(sync, &err);
         }

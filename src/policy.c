@@ -220,3 +220,27 @@ bool pol_path_names_git(const char *path)
 
     return slash && strcasecmp(slash + 1, ".git") == 0;
 }
+
+int pol_mode_parse(const char *s)
+{
+    if (strcmp(s, "namespaces") == 0)
+        return POL_MODE_NAMESPACES;
+    if (strcmp(s, "landlock") == 0)
+        return POL_MODE_LANDLOCK;
+    if (strcmp(s, "auto") == 0)
+        return POL_MODE_AUTO;
+    return -1;
+}
+
+const char *pol_mode_name(enum pol_mode m)
+{
+    switch (m) {
+    case POL_MODE_NAMESPACES:
+        return "namespaces";
+    case POL_MODE_LANDLOCK:
+        return "landlock";
+    case POL_MODE_AUTO:
+        return "auto";
+    }
+    return "?";
+}

@@ -27,6 +27,18 @@ struct pol_ignore {
     struct pol_strv patterns;
 };
 
+/* Which engine builds the sandbox. */
+enum pol_mode {
+    POL_MODE_NAMESPACES, /* new namespaces and mounts: every property */
+    POL_MODE_LANDLOCK,   /* Landlock, seccomp and a supervisor, where namespaces are
+                            refused (a container); what is weaker is said at every run */
+    POL_MODE_AUTO,       /* namespaces where they work, else Landlock */
+};
+
+/* "namespaces", "landlock", "auto"; -1 for anything else. Pure. */
+int pol_mode_parse(const char *s);
+const char *pol_mode_name(enum pol_mode m);
+
 struct policy {
     /* Context the paths were resolved against. */
     char *cwd;
@@ -87,6 +99,7 @@ struct policy {
     char *monitor_log;
 
     /* [sandbox] */
+    enum pol_mode mode;
     bool new_session;
     /* The host's /proc bound in place of a fresh one, for a host (a
      * container with a masked /proc) where procfs cannot be mounted: the

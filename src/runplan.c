@@ -14,6 +14,7 @@ void run_plan_init(struct run_plan *p)
 
 void run_plan_free(struct run_plan *p)
 {
+    fs_ll_free(&p->landlock);
     fs_plan_free(&p->fs);
     sc_set_free(&p->filters);
     env_free(p->envp);

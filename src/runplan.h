@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "fs/landlock.h"
 #include "fs/plan.h"
 #include "seccomp/filters.h"
 
@@ -50,6 +51,11 @@ struct run_plan {
     /* The ordered filesystem operations and the command's working directory
      * (fs.cwd). */
     struct fs_plan fs;
+    /* Landlock mode: no namespace at all; fs's operations are not run, its
+     * lists judge what the supervisor performs, and this ruleset holds the
+     * command (landlock.abi 0: namespace mode). */
+    bool landlock_mode;
+    struct fs_ll_plan landlock;
     bool cwd_try;   /* fs.cwd missing inside: cwd_home, else / */
     char *cwd_home; /* NULL: none */
     bool set_pwd;   /* PWD names the directory the command starts in */

@@ -673,6 +673,30 @@ static int walk_git(struct walk *w, json_t *o)
     return 0;
 }
 
+/* nsfence's own keys, which srt does not have: {"nsfence": {"mode": ...}}. */
+static int walk_nsfence(struct walk *w, json_t *o)
+{
+    char p[KEY_PATH_MAX];
+    const char *k;
+    json_t *v;
+
+    if (expect_object(w, "nsfence", o) < 0)
+        return -1;
+    json_object_foreach(o, k, v)
+    {
+        int m;
+
+        key_path(p, "nsfence", k, false);
+        if (strcmp(k, "mode") != 0)
+            return unknown(w, p);
+        m = json_is_string(v) ? pol_mode_parse(json_string_value(v)) : -1;
+        if (m < 0)
+            return fail(w, p, "expected \"namespaces\", \"landlock\" or \"auto\"");
+        w->s->mode = m;
+    }
+    return 0;
+}
+
 static int walk_top(struct walk *w, json_t *root)
 {
     struct srt_settings *s = w->s;
@@ -727,6 +751,8 @@ static int walk_top(struct walk *w, json_t *root)
                 rc = note(w, p,
                           "nsfence points the JVM at its proxy with JAVA_TOOL_OPTIONS system "
                           "properties; it loads no agent");
+        } else if (strcmp(k, "nsfence") == 0) {
+            rc = walk_nsfence(w, v);
         } else if (strcmp(k, "git") == 0) {
             rc = walk_git(w, v);
         } else {
@@ -753,6 +779,7 @@ int settings_parse(const char *buf, size_t len, const char *file, struct srt_set
     size_t i;
 
     memset(out, 0, sizeof(*out));
+    out->mode = -1;
     out->file = strdup(file);
     if (!out->file)
         return nf_err_sys(err, "out of memory");
@@ -1048,6 +1075,8 @@ int settings_apply(const struct srt_settings *s, struct policy *pol, struct nf_e
         pol->proc_host = s->weaker_nested.val;
     if (s->nested_userns.set)
         pol->nested_userns = s->nested_userns.val;
+    if (s->mode >= 0)
+        pol->mode = (enum pol_mode)s->mode;
     return 0;
 }
 

@@ -97,6 +97,7 @@ struct srt_settings {
     struct srt_opt_bool weaker_nested;
     struct srt_opt_bool nested_userns;
     unsigned mandatory_deny_depth; /* 0: unset */
+    int mode;                      /* nsfence.mode (a key of ours): enum pol_mode, -1 unset */
     struct pol_strv git_safe_dirs;
 
     /* Keys accepted but without effect here (ignored by srt on Linux, for

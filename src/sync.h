@@ -21,6 +21,7 @@ enum sync_kind {
 enum sync_tag {
     SYNC_TAG_ENDPOINTS = 1, /* the proxy listeners, created inside the namespace */
     SYNC_TAG_OBSERVER,      /* the seccomp USER_NOTIF listener */
+    SYNC_TAG_HELPER,        /* Landlock mode: the socket to the helper that performs writes */
 };
 
 #define SYNC_MAX_FDS   8
