@@ -164,10 +164,16 @@ demo: nsfence
 # srt 0.0.83 runs socat and rg; bubblewrap's own suite uses capsh/getpcaps,
 # strace, findmnt/unshare, /usr/bin/python3 with the seccomp module (and TAP
 # output with python3-tap), and prove (perl); JSON settings use jansson.
+# The third line is for tests that run nsfence in an emulated container
+# (tests/helpers/contain): the engines' own seccomp profiles, Docker's
+# profiles/seccomp/default.json (in its Go sources, which pull in about
+# 260 packages, Go and systemd among them) and Podman's
+# /usr/share/containers/seccomp.json.
 DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libinih-dev \
                libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
                busybox-static openssl python3 clang-format keyutils \
-               libjansson-dev socat ripgrep libcap2-bin strace python3-seccomp python3-tap perl
+               libjansson-dev socat ripgrep libcap2-bin strace python3-seccomp python3-tap perl \
+               golang-github-docker-docker-dev golang-github-containers-common
 # Node.js and npm come only from Debian when the machine has none: the machine
 # image ships NodeSource's nodejs (which conflicts with Debian's npm).
 DEB_NODE     = nodejs npm
