@@ -1,0 +1,84 @@
+#!/bin/bash
+# nsfence inside an emulated container: helpers/contain loads the engines'
+# own seccomp profiles (as their Debian packages ship them) the way runc
+# does and drops to the engine's default capabilities. Docker's profile
+# refuses new namespaces, and nsfence says so and runs nothing; Podman's
+# allows them, and nsfence works there.
+. "$(dirname "$0")/lib.sh"
+
+docker_profile=/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json
+podman_profile=/usr/share/containers/seccomp.json
+contain="$NF_HELPERS/contain"
+
+for f in "$docker_profile" "$podman_profile"; do
+    [ -r "$f" ] && continue
+    why="$f is missing: make deps installs it (golang-github-docker-docker-dev, golang-github-containers-common)"
+    # CI runs make deps first: there a missing profile is a failure.
+    if [ -n "${CI:-}" ]; then
+        fail "$why"
+        done_testing
+        exit
+    fi
+    echo "1..0 # SKIP $why"
+    exit 0
+done
+
+# Run a command; stdout in $OUT, stderr in $ERR, status in $RC, as nsf does.
+run() {
+    local o e
+    o=$(mktemp) e=$(mktemp)
+    timeout -k 5 60 "$@" >"$o" 2>"$e"
+    RC=$?
+    OUT=$(cat "$o")
+    ERR=$(cat "$e")
+    rm -f "$o" "$e"
+}
+
+filters() { awk '/^Seccomp_filters:/ { print $2 }' /proc/self/status; }
+
+# --- the emulation itself ----------------------------------------------------------------
+run "$contain" "$docker_profile" sh -c 'echo ran'
+is "$RC:$OUT" "0:ran" "a plain command runs under Docker's profile"
+run "$contain" "$docker_profile" cat /proc/self/status
+state=$(printf '%s\n' "$OUT" | awk '/^(CapEff|CapBnd|NoNewPrivs|Seccomp_filters):/ { printf "%s%s ", $1, $2 }')
+if is_root; then
+    # a80425fb: Docker's 14 default capabilities, as `docker run` shows them
+    is "$state" "CapEff:00000000a80425fb CapBnd:00000000a80425fb NoNewPrivs:0 Seccomp_filters:$(($(filters) + 1)) " \
+        "as root: Docker's capabilities, one more filter, no_new_privs unset (as Docker leaves it)"
+else
+    like "$state" "^CapEff:0000000000000000 .*NoNewPrivs:1 Seccomp_filters:$(($(filters) + 1)) $" \
+        "unprivileged: no capabilities, one more filter, no_new_privs set (needed to load it)"
+fi
+run "$contain" "$docker_profile" unshare -Ur true
+is "$RC" 1 "unshare -Ur fails under Docker's profile"
+like "$ERR" 'unshare failed: Operation not permitted' "with EPERM, as in a Docker container"
+
+# --- Docker: refused, explained, nothing runs ---------------------------------------
+run "$contain" "$docker_profile" "$NSFENCE" -- sh -c 'echo SHOULD-NOT-RUN'
+is "$RC:$OUT" "125:" "nsfence under Docker's profile: exit 125, nothing ran"
+like "$ERR" '^nsfence: cannot create the sandbox.s namespaces \(clone\): Operation not permitted \((this process runs in .* whose seccomp profile refuses clone\(CLONE_NEWUSER\)|a seccomp filter on this process refuses clone\(CLONE_NEWUSER\)) \([0-9]+ filter' \
+    "the refusal names the seccomp profile that refuses clone(CLONE_NEWUSER)"
+
+# --- Podman: its profile allows namespaces -------------------------------------------
+run "$contain" --caps=podman "$podman_profile" unshare -Ur true
+is "$RC" 0 "unshare -Ur works under Podman's profile"
+run "$contain" --caps=podman "$podman_profile" "$NSFENCE" -- sh -c 'echo ran'
+is "$RC:$OUT" "0:ran" "nsfence runs a command under Podman's profile"
+is "$ERR" "" "and reports nothing"
+run "$contain" --caps=podman "$podman_profile" "$NSFENCE" -- sh -c 'echo x > /etc/nsfence-contain 2>/dev/null || echo refused'
+is "$OUT" "refused" "the sandbox confines there: the root is read-only inside"
+ok $([ ! -e /etc/nsfence-contain ] && echo 0 || echo 1) "nothing reached the host's /etc"
+
+# --- the helper's own errors ---------------------------------------------------------------
+nf_tmpdir d
+run "$contain" "$d/missing.json" sh -c 'echo SHOULD-NOT-RUN'
+is "$RC:$OUT" "2:" "a missing profile: exit 2, nothing ran"
+like "$ERR" '^contain: .*missing.json: No such file or directory' "and contain says which file"
+printf '{"defaultAction": "SCMP_ACT_ERRNO",\n' > "$d/bad.json"
+run "$contain" "$d/bad.json" sh -c 'echo SHOULD-NOT-RUN'
+is "$RC:$OUT" "2:" "a profile that is not JSON: exit 2, nothing ran"
+like "$ERR" "^contain: $d/bad.json: line [0-9]+: " "and contain says where"
+run "$contain" "$docker_profile" "$d/no-such-program"
+is "$RC" 127 "a program that cannot be run: exit 127"
+
+done_testing
