@@ -1,5 +1,8 @@
 #include "src/doctor.h"
 
+#include "fs/landlock.h"
+#include "src/lmode.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -45,6 +48,8 @@ struct check {
 struct report {
     struct check c[MAX_CHECKS];
     size_t n;
+    bool namespaces_work; /* the probe made a namespace, its maps and a mount */
+    bool notify_works;    /* a USER_NOTIF listener can be had */
 };
 
 static struct check *add(struct report *r, const char *key, enum status st, const char *fix,
@@ -352,6 +357,7 @@ static void check_probe(struct report *r)
     int res[3];
     bool got = doctor_probe_userns(res);
 
+    r->namespaces_work = got && !res[0] && !res[1] && !res[2];
     if (!got) {
         add(r, "userns_probe", ST_WARN, NULL, "cannot probe");
     } else if (res[0]) {
@@ -419,7 +425,8 @@ static void check_seccomp(struct report *r)
             "SECCOMP_GET_NOTIF_SIZES: %s: the write observer is unavailable", strerror(errno));
     else
         add(r, "user_notif", ST_OK, NULL, "USER_NOTIF with CONTINUE (notif %u bytes)",
-            sizes.seccomp_notif);
+            sizes.seccomp_notif),
+            r->notify_works = true;
     doctor_seccomp_state(&nnp, &filters);
     if (filters || nnp)
         add(r, "nested", ST_WARN,
@@ -459,11 +466,27 @@ static void check_apis(struct report *r)
 
         if (abi < 0)
             add(r, "landlock", ST_WARN,
-                "nothing to fix: nsfence does not use Landlock (boot with lsm=...,landlock to "
-                "have it)",
-                "not available (%s)", strerror(errno));
+                "only --mode landlock needs it: Linux 5.13 or later, booted with "
+                "lsm=...,landlock",
+                "not available (%s): --mode landlock cannot run here", strerror(errno));
+        else if (abi < 4)
+            add(r, "landlock", ST_WARN, "Linux 6.7 or later (ABI 4) for the network",
+                "ABI version %ld: --mode landlock runs only with --no-network (ABI 4 refuses "
+                "TCP)",
+                abi);
         else
-            add(r, "landlock", ST_OK, NULL, "ABI version %ld (not used by nsfence)", abi);
+            add(r, "landlock", ST_OK, NULL, "ABI version %ld: --mode landlock works here%s", abi,
+                abi < 6 ? " (signals to outside processes not refused below ABI 6)" : "");
+        if (r->namespaces_work)
+            add(r, "mode_auto", ST_OK, NULL, "--mode auto picks namespaces here");
+        else if (abi >= 1 && r->notify_works)
+            add(r, "mode_auto", ST_WARN, "see userns_probe for what refuses namespaces",
+                "--mode auto picks landlock here (namespaces are refused; weaker, see the table "
+                "below)");
+        else
+            add(r, "mode_auto", ST_FAIL, "see userns_probe and landlock",
+                "--mode auto has nothing to pick: namespaces are refused and %s",
+                abi < 1 ? "Landlock is absent" : "USER_NOTIF is unavailable");
     }
 }
 
@@ -548,7 +571,24 @@ int doctor_run(bool json, FILE *out)
         if (c->status != ST_OK && c->fix[0])
             fprintf(out, "      %-16s fix: %s\n", "", c->fix);
     }
-    if (json)
+    if (json) {
         fputs("\n}\n", out);
+    } else if (fs_ll_abi() >= 1) {
+        fputs("\n", out);
+        lmode_print(fs_ll_abi(), out);
+    }
     return failed ? 1 : 0;
+}
+
+int doctor_landlock_hint(struct nf_err *err)
+{
+    int abi = fs_ll_abi();
+
+    if (abi < 1)
+        return -1;
+    return nf_err_hint(err,
+                       "or run with --mode landlock, which needs no namespace but is weaker: no "
+                       "private /tmp, other processes visible%s; `nsfence explain --mode "
+                       "landlock` lists what holds",
+                       abi < 4 ? ", and no network at this Landlock ABI" : "");
 }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "src/err.h"
+
 int doctor_run(bool json, FILE *out);
 
 /* Whether a new user namespace can be made here, its id maps written and a
@@ -14,6 +16,10 @@ int doctor_run(bool json, FILE *out);
  * False when the probe itself could not run. */
 bool doctor_probe_userns(int res[3]);
 bool doctor_namespaces_work(void);
+
+/* A refusal of namespaces: where this kernel has Landlock, err also points
+ * at --mode landlock and says it is weaker. Returns -1 (err's convention). */
+int doctor_landlock_hint(struct nf_err *err);
 
 /* no_new_privs and the number of seccomp filters on this process. */
 void doctor_seccomp_state(long *nnp, long *filters);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/lmode.h"
 #include "src/util.h"
 
 extern char **environ;
@@ -69,11 +70,41 @@ static void env_changes(FILE *out, char *const *envp)
         fprintf(out, "  %-22s (the caller's, unchanged)\n", "environment");
 }
 
+/* Landlock mode: the ruleset instead of a mount plan, and what holds. */
+static void landlock_print(FILE *out, const struct run_plan *p)
+{
+    const struct fs_ll_plan *ll = &p->landlock;
+    char rights[512];
+
+    fprintf(out, "\nLandlock ruleset (ABI %d):\n", ll->abi);
+    fs_ll_access_format(ll->handled_fs, rights, sizeof(rights));
+    fprintf(out, "  %-22s %s\n", "handled", ll->handled_fs ? rights : "(none: no file rules)");
+    fprintf(out, "  %-22s %s\n", "tcp",
+            ll->handled_net ? "bind and connect refused (no rule grants one)"
+                            : "not handled (below ABI 4)");
+    fprintf(out, "  %-22s %s\n", "scoped",
+            ll->scoped ? "abstract unix sockets, signals" : "(none: below ABI 6)");
+    for (size_t i = 0; i < ll->n; i++) {
+        fs_ll_access_format(ll->rules[i].access & ll->handled_fs, rights, sizeof(rights));
+        fprintf(out, "  %-22s %s\n", ll->rules[i].path, rights);
+    }
+    fprintf(out, "  %-22s all (a private directory made for each run, removed after it)\n",
+            "TMPDIR");
+    fprintf(out, "\n");
+    lmode_print(ll->abi, out);
+}
+
 int run_plan_print(FILE *out, const struct run_plan *p)
 {
     bool first = true;
 
-    fprintf(out, "sandbox:\n  %-22s", "namespaces");
+    fprintf(out, "sandbox:\n");
+    if (p->landlock_mode)
+        fprintf(out,
+                "  %-22s landlock: no namespace; Landlock, seccomp and a supervisor that "
+                "performs every write and connect\n",
+                "mode");
+    fprintf(out, "  %-22s", "namespaces");
     for (size_t i = 0; i < NF_ARRAY_SIZE(namespaces); i++)
         if (p->namespaces & namespaces[i].flag) {
             fprintf(out, "%s%s", first ? " " : ", ", namespaces[i].name);
@@ -97,8 +128,16 @@ int run_plan_print(FILE *out, const struct run_plan *p)
     }
     if (p->hostname)
         fprintf(out, "  %-22s %s\n", "hostname", p->hostname);
-    fprintf(out, "  %-22s %s\n", "lo", p->loopback ? "up" : "down");
-    if (p->endpoints)
+    if (p->landlock_mode)
+        fprintf(out, "  %-22s the host's; every connect goes to the supervisor\n", "network");
+    else
+        fprintf(out, "  %-22s %s\n", "lo", p->loopback ? "up" : "down");
+    if (p->landlock_mode && p->http_port)
+        fprintf(out,
+                "  %-22s http localhost:%u, socks5 localhost:%u (a connect there gets a socket "
+                "connected to the host side's proxy)\n",
+                "proxy endpoints", p->http_port, p->socks_port);
+    else if (p->endpoints)
         fprintf(out, "  %-22s http localhost:%u, socks5 localhost:%u (served by the host side)\n",
                 "proxy endpoints", p->http_port, p->socks_port);
     else
@@ -114,6 +153,8 @@ int run_plan_print(FILE *out, const struct run_plan *p)
     fprintf(out, "  %-22s %s\n", "pid 1",
             p->pid1 == RUN_PID1_COMMAND ? "the command itself"
             : p->init_traceable         ? "a reaper, without capabilities"
+            : p->landlock_mode          ? "none: nsfence's init is a subreaper (reaps, forwards "
+                                          "signals, kills what is left)"
                                         : "nsfence's init (reaps, forwards signals)");
     fprintf(out, "  %-22s %s\n", "session keyring", p->keyring ? "a fresh one" : "the caller's");
     fprintf(out, "  %-22s %s\n", "descriptors",
@@ -127,6 +168,10 @@ int run_plan_print(FILE *out, const struct run_plan *p)
     if (p->file)
         fprintf(out, "  %-22s %s (argv[0] %s)\n", "executable", p->file, p->argv[0]);
     env_changes(out, p->envp);
+    if (p->landlock_mode) {
+        landlock_print(out, p);
+        return ferror(out) ? -1 : 0;
+    }
 
     fprintf(out, "\nmount plan (in order):\n");
     for (size_t i = 0; i < p->fs.n; i++) {
@@ -180,6 +225,7 @@ int explain_print(FILE *out, const struct front *f, char **argv)
                     pol->ignore_violations[i].patterns.v[j], pol->ignore_violations[i].command);
     fprintf(out, "  %-22s %s\n", "violations log", pol->monitor_log ? pol->monitor_log : "(none)");
     fprintf(out, "  %-22s %s\n", "new session", pol->new_session ? "yes" : "no");
+    fprintf(out, "  %-22s %s\n", "mode", pol_mode_name(pol->mode));
 
     if (pol->network_enabled) {
         const struct px_rules *r = &f->rules;

@@ -166,6 +166,8 @@ static int compile_landlock(struct front *f, struct nf_err *err)
               "write; only its reports are kept");
     p->landlock_mode = true;
     p->namespaces = 0;
+    if (!pol->network_enabled)
+        p->http_port = p->socks_port = 0;
     p->idmap = RUN_IDMAP_NONE;
     p->loopback = false;
     p->endpoints = false;

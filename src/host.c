@@ -279,6 +279,8 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
         if (host.px && open_proxy_listeners(&host, err) < 0)
             goto out;
         lmode_warn(f->plan.landlock.abi);
+        vio.mode = "mode landlock (no namespaces; see `nsfence explain --mode landlock` for what "
+                   "is weaker)";
     }
     host.loop = &loop;
     host.ocfg = (struct sc_observer_config){ .write_roots = f->plan.fs.write_roots,

@@ -146,10 +146,12 @@ static void explain_mount_refusal(struct nf_err *err)
     if (err->code == EPERM && filters > 0) {
         doctor_seccomp_cause("mounting", cause, sizeof(cause), fix, sizeof(fix));
         nf_err_hint(err, "%s: %s", cause, fix);
+        doctor_landlock_hint(err);
         return;
     }
     nf_err_hint(err, "mounts are refused in this user namespace (a nested container, or an "
                      "AppArmor restriction); see `nsfence doctor`");
+    doctor_landlock_hint(err);
 }
 
 /* Landlock mode: the helper that performs the command's writes, made now

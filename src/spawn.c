@@ -154,9 +154,11 @@ static int explain_clone(int code, struct nf_err *err)
             char cause[512], fix[512];
 
             doctor_seccomp_cause(DOCTOR_NEWUSER, cause, sizeof(cause), fix, sizeof(fix));
-            return nf_err_hint(err, "%s: %s", cause, fix);
+            nf_err_hint(err, "%s: %s", cause, fix);
+            return doctor_landlock_hint(err);
         }
-        return nf_err_hint(err, "user namespaces are refused here; run `nsfence doctor`");
+        nf_err_hint(err, "user namespaces are refused here; run `nsfence doctor`");
+        return doctor_landlock_hint(err);
     case ENOSPC:
         if (max == 0)
             return nf_err_hint(err, "user namespaces are disabled (user.max_user_namespaces = 0); "

@@ -289,6 +289,8 @@ void vio_print_block(const struct vio_list *l, int fd)
     if (!f)
         return;
     fputs("\n<sandbox_violations>\n", f);
+    if (l->mode)
+        fprintf(f, "%s\n", l->mode);
     for (size_t i = 0; i < l->n; i++)
         fprintf(f, "%s\n", l->lines[i]);
     if (l->dropped)

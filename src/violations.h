@@ -22,6 +22,9 @@ struct vio_list {
     size_t n_ignore_cmd;
     const char *command; /* the command's text, what their keys are matched against */
     int log_fd;          /* -1 when no --violations file */
+    /* A line naming the sandbox's mode, first in the block; NULL: namespace
+     * mode, unnamed. */
+    const char *mode;
 };
 
 /* command: the command as text (srt: the -c string, or argv quoted); lent,
