@@ -361,6 +361,8 @@ static int empty_dir(int top, int dir, unsigned depth, unsigned *moved)
         close(fd);
         return -1;
     }
+    /* A duplicate shares the position a previous pass left at the end. */
+    rewinddir(d);
     while ((e = readdir(d))) {
         int sub;
 

@@ -363,6 +363,31 @@ static const struct {
     { "filesystem", "allow_git_init", FIELD(allow_git_init) },
 };
 
+/* [sandbox] mode: one of three words, the last one set wins. */
+static void sandbox_mode(void **state)
+{
+    static const struct {
+        const char *text;
+        enum pol_mode want;
+    } ok[] = { { "namespaces", POL_MODE_NAMESPACES },
+               { "landlock", POL_MODE_LANDLOCK },
+               { "auto", POL_MODE_AUTO } };
+    struct policy pol;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        policy_new(&pol);
+        assert_int_equal(pol.mode, POL_MODE_NAMESPACES);
+        set_ok(&pol, "sandbox", "mode", ok[i].text);
+        assert_int_equal(pol.mode, ok[i].want);
+        assert_string_equal(pol_mode_name(pol.mode), ok[i].text);
+        pol_free(&pol);
+    }
+    expect_value_error("sandbox", "mode", "Landlock", "expected namespaces, landlock or auto");
+    expect_value_error("sandbox", "mode", "", "expected namespaces, landlock or auto");
+    expect_value_error("sandbox", "mode", "landlock,auto", "expected namespaces");
+}
+
 /* srt's globs: a trailing slash-star-star is the directory itself in every
  * list; other globs are read patterns only, and one from / alone is
  * refused, never kept as a literal name that protects nothing. */
@@ -1474,6 +1499,7 @@ int main(void)
         cmocka_unit_test(repeated_keys_accumulate_in_order),
         cmocka_unit_test(duplicate_paths_are_added_once),
         cmocka_unit_test(globs_follow_srt_s_rules),
+        cmocka_unit_test(sandbox_mode),
         cmocka_unit_test(booleans_take_every_documented_spelling),
         cmocka_unit_test(bad_booleans_are_rejected),
         cmocka_unit_test(numbers_hold_their_bounds),

@@ -605,6 +605,27 @@ static void nested_sandbox_flags(void **state)
     pol_free(&pol);
 }
 
+/* {"nsfence": {"mode": ...}}: a key of ours beside srt's. */
+static void nsfence_mode_key(void **state)
+{
+    struct policy pol;
+
+    (void)state;
+    load_ok(BASE(",'nsfence':{'mode':'landlock'}"), &pol);
+    assert_int_equal(pol.mode, POL_MODE_LANDLOCK);
+    pol_free(&pol);
+    load_ok(BASE(",'nsfence':{'mode':'auto'}"), &pol);
+    assert_int_equal(pol.mode, POL_MODE_AUTO);
+    pol_free(&pol);
+    load_ok(BASE(""), &pol);
+    assert_int_equal(pol.mode, POL_MODE_NAMESPACES);
+    pol_free(&pol);
+    parse_error(BASE(",'nsfence':{'mode':'chroot'}"), "nsfence.mode: ", "\"namespaces\"");
+    parse_error(BASE(",'nsfence':{'mode':1}"), "nsfence.mode: ", "\"landlock\"");
+    parse_error(BASE(",'nsfence':{'modes':'landlock'}"), "nsfence.modes: ", "unknown key");
+    parse_error(BASE(",'nsfence':'landlock'"), "nsfence: ", "expected an object");
+}
+
 static void filesystem_disabled_is_honoured(void **state)
 {
     struct policy pol;
@@ -871,6 +892,7 @@ int main(void)
         cmocka_unit_test(credential_entry_errors_name_the_entry),
         cmocka_unit_test(ignore_violations_become_per_command_ignores),
         cmocka_unit_test(nested_sandbox_flags),
+        cmocka_unit_test(nsfence_mode_key),
         cmocka_unit_test(filesystem_disabled_is_honoured),
         cmocka_unit_test(git_safe_directories_reach_the_environment),
         cmocka_unit_test(git_count_zero_opts_out_and_many_dirs_become_a_star),
