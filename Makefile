@@ -164,16 +164,10 @@ demo: nsfence
 # srt 0.0.83 runs socat and rg; bubblewrap's own suite uses capsh/getpcaps,
 # strace, findmnt/unshare, /usr/bin/python3 with the seccomp module (and TAP
 # output with python3-tap), and prove (perl); JSON settings use jansson.
-# The third line is for tests that run nsfence in an emulated container
-# (tests/helpers/contain): the engines' own seccomp profiles, Docker's
-# profiles/seccomp/default.json (in its Go sources, which pull in about
-# 260 packages, Go and systemd among them) and Podman's
-# /usr/share/containers/seccomp.json.
 DEB_PACKAGES = build-essential pkg-config libseccomp-dev libnl-3-dev libinih-dev \
                libc-ares-dev libcmocka-dev clang iproute2 util-linux curl git file procps psmisc \
                busybox-static openssl python3 clang-format keyutils \
-               libjansson-dev socat ripgrep libcap2-bin strace python3-seccomp python3-tap perl \
-               golang-github-docker-docker-dev golang-github-containers-common
+               libjansson-dev socat ripgrep libcap2-bin strace python3-seccomp python3-tap perl
 # Node.js and npm come only from Debian when the machine has none: the machine
 # image ships NodeSource's nodejs (which conflicts with Debian's npm).
 DEB_NODE     = nodejs npm
@@ -185,8 +179,27 @@ SRT_DIR     ?= .deps/srt
 SRT_PKG      = $(SRT_DIR)/node_modules/@anthropic-ai/sandbox-runtime/package.json
 SRT_BIN      = $(SRT_DIR)/node_modules/.bin/srt
 
+# The container engines' own seccomp profiles, for tests that run nsfence in
+# an emulated container (tests/helpers/contain), as Debian 12 ships them:
+# Docker's in its Go sources, Podman's in containers-common. Only the two
+# .deb files are downloaded (apt-get download) and only the JSON taken out
+# of them into the project-local, gitignored $(PROFILES_DIR): installing
+# golang-github-docker-docker-dev would pull in about 260 packages (Go,
+# systemd, iptables; close to 1 GiB) for one file.
+# apt-get download runs in a directory of _apt's: as root, apt fetches as
+# its unprivileged _apt user, and warns and fetches as root where _apt
+# cannot write. Triples: the name in $(PROFILES_DIR), the package, the file
+# in it.
+PROFILES_DIR ?= .deps/profiles
+PROFILES      = docker-default.json golang-github-docker-docker-dev \
+                    ./usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json \
+                podman-seccomp.json golang-github-containers-common \
+                    ./usr/share/containers/seccomp.json
+
 # Idempotent: apt-get runs only for packages that are missing, npm only when
-# the pinned srt is not already in $(SRT_DIR).
+# the pinned srt is not already in $(SRT_DIR), apt-get download only for
+# profiles not already in $(PROFILES_DIR) (and apt-get update only when the
+# package lists do not have the packages).
 deps:
 	@have=" $$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null | \
 	    awk '$$1 == "ii" { printf "%s ", $$2 }')"; \
@@ -206,6 +219,22 @@ deps:
 	        @anthropic-ai/sandbox-runtime@$(SRT_VERSION) && \
 	    test -x $(SRT_BIN); \
 	fi
+	@set -e; set -- $(PROFILES); need=""; \
+	while [ $$# -gt 0 ]; do [ -s $(PROFILES_DIR)/$$1 ] || need="$$need $$2"; shift 3; done; \
+	if [ -z "$$need" ]; then echo "deps: seccomp profiles present in $(PROFILES_DIR)"; exit 0; fi; \
+	echo "deps: apt-get download$$need, for their seccomp profiles only"; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	chown _apt "$$tmp" 2>/dev/null || true; \
+	(cd "$$tmp" && apt-get download -qq $$need 2>/dev/null) || \
+	    { apt-get update -qq && (cd "$$tmp" && apt-get download -qq $$need); }; \
+	mkdir -p $(PROFILES_DIR); set -- $(PROFILES); \
+	while [ $$# -gt 0 ]; do \
+	    if [ ! -s $(PROFILES_DIR)/$$1 ]; then \
+	        dpkg-deb --fsys-tarfile "$$tmp"/$$2_*.deb | tar -xO $$3 > $(PROFILES_DIR)/$$1.part; \
+	        test -s $(PROFILES_DIR)/$$1.part; \
+	        mv $(PROFILES_DIR)/$$1.part $(PROFILES_DIR)/$$1; \
+	        echo "deps: $(PROFILES_DIR)/$$1 from $$(basename "$$tmp"/$$2_*.deb)"; \
+	    fi; shift 3; done
 
 APPARMOR_DIR ?= /etc/apparmor.d
 

@@ -4,15 +4,18 @@
 # does and drops to the engine's default capabilities. Docker's profile
 # refuses new namespaces, and nsfence says so and runs nothing; Podman's
 # allows them, and nsfence works there.
+# fixture: seccomp-profiles
 . "$(dirname "$0")/lib.sh"
 
-docker_profile=/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json
-podman_profile=/usr/share/containers/seccomp.json
+# tests/leg copies them from .deps/profiles, where make deps extracts them
+# from golang-github-docker-docker-dev and golang-github-containers-common.
+docker_profile=${NF_PROFILES:-}/docker-default.json
+podman_profile=${NF_PROFILES:-}/podman-seccomp.json
 contain="$NF_HELPERS/contain"
 
 for f in "$docker_profile" "$podman_profile"; do
     [ -r "$f" ] && continue
-    why="$f is missing: make deps installs it (golang-github-docker-docker-dev, golang-github-containers-common)"
+    why="$(basename "$f") is missing: make deps puts it in .deps/profiles"
     # CI runs make deps first: there a missing profile is a failure.
     if [ -n "${CI:-}" ]; then
         fail "$why"
