@@ -2,8 +2,9 @@
 # nsfence inside an emulated container: helpers/contain loads the engines'
 # own seccomp profiles (as their Debian packages ship them) the way runc
 # does and drops to the engine's default capabilities. Docker's profile
-# refuses new namespaces, and nsfence says so and runs nothing; Podman's
-# allows them, and nsfence works there.
+# refuses new namespaces: nsfence says so and runs nothing, and --mode
+# landlock (or auto) runs the command confined without them; Podman's allows
+# them, and nsfence works there in namespace mode.
 # fixture: seccomp-profiles
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +72,50 @@ is "$ERR" "" "and reports nothing"
 run "$contain" --caps=podman "$podman_profile" "$NSFENCE" -- sh -c 'echo x > /etc/nsfence-contain 2>/dev/null || echo refused'
 is "$OUT" "refused" "the sandbox confines there: the root is read-only inside"
 ok $([ ! -e /etc/nsfence-contain ] && echo 0 || echo 1) "nothing reached the host's /etc"
+
+# --- Docker: Landlock mode works where namespaces are refused --------------------------
+nf_tmpdir w
+cd "$w" || exit 1
+printf 'rc\n' > .bashrc
+run "$contain" "$docker_profile" "$NSFENCE" --mode landlock -- sh -c '
+    echo ran; echo made > inside && cat inside
+    echo x > /etc/nsfence-contain || echo refused-etc
+    echo x >> .bashrc || echo refused-rc
+    touch .profile || echo refused-new-rc
+    chmod 666 /etc/hostname || echo refused-chmod
+    echo t > "$TMPDIR/t" && cat "$TMPDIR/t"
+    python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>/dev/null || echo refused-unix
+    curl -s -o /dev/null -w "%{http_code}\n" https://example.org; true'
+is "$RC" 0 "under Docker's profile, --mode landlock runs the command"
+matches "$OUT" '^ran
+made
+refused-etc
+refused-rc
+refused-new-rc
+refused-chmod
+t
+refused-unix
+403$' "writes only in the write roots and TMPDIR, protected names held, no unix socket, the proxy's 403"
+is "$(cat .bashrc)" "rc" "the protected .bashrc is unchanged"
+ok $([ ! -e .profile ] && [ ! -e /etc/nsfence-contain ] && echo 0 || echo 1) \
+    "nothing was created at a protected name or outside the write roots"
+like "$ERR" '^nsfence: Landlock mode \(ABI [0-9]+\), weaker than namespaces: ' "one line says Landlock mode is weaker"
+like "$ERR" '^deny network-outbound example.org:443 \(host is not on the allow list\)$' \
+    "the violation block names the refused host"
+like "$ERR" '^mode landlock ' "and the mode"
+run "$contain" "$docker_profile" "$NSFENCE" --mode auto -v -- sh -c 'echo ran'
+is "$RC:$OUT" "0:ran" "under Docker's profile, --mode auto runs the command"
+like "$ERR" '^nsfence: --mode auto: user namespaces are refused here: Landlock mode$' "in Landlock mode"
+run "$contain" "$docker_profile" "$NSFENCE" -- true
+like "$ERR" 'or run with --mode landlock, which needs no namespace but is weaker' \
+    "the namespace refusal points at --mode landlock"
+run "$contain" "$docker_profile" "$NSFENCE" doctor
+like "$OUT" '^warn  mode_auto +--mode auto picks landlock here' "doctor says auto would pick Landlock"
+like "$OUT" '^  enforced  writes only in the write roots' "and prints the property table"
+run "$contain" --caps=podman "$podman_profile" "$NSFENCE" --mode auto -v -- sh -c 'echo ran'
+is "$RC:$OUT" "0:ran" "under Podman's profile, --mode auto runs the command"
+like "$ERR" '^nsfence: --mode auto: user namespaces work here: namespace mode$' "in namespace mode"
+cd / || exit 1
 
 # --- the helper's own errors ---------------------------------------------------------------
 nf_tmpdir d
