@@ -197,7 +197,10 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
         out->handled_net = FS_LL_NET_BIND_TCP | FS_LL_NET_CONNECT_TCP;
     if (abi >= 6)
         out->scoped = FS_LL_SCOPE_ABSTRACT_UNIX | FS_LL_SCOPE_SIGNAL;
-    write = out->handled_fs & ~(uint64_t)LL_READ;
+    /* Every way to make a name goes through the supervisor but bind(2) of
+     * a unix socket, which Landlock alone must refuse in the write roots
+     * (a socket at a protected name): only TMPDIR takes one. */
+    write = out->handled_fs & ~(uint64_t)(LL_READ | FS_LL_MAKE_SOCK);
     if (grant_read(fp, out, "/", 0, err) < 0)
         goto fail;
     for (size_t i = 0; i < fp->n_write_roots; i++)

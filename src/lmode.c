@@ -57,7 +57,10 @@ size_t lmode_table(int abi, struct lmode_row *out, size_t max)
           "TMPDIR is a private directory removed after the run; /tmp itself is the host's, "
           "not writable" },
         { "process visibility", LMODE_ABSENT, "other processes are visible in /proc" },
-        { "private /dev/shm, hostname, System V IPC", LMODE_ABSENT, "the host's" },
+        { "private /dev/shm, hostname, System V IPC and POSIX message queues", LMODE_ABSENT,
+          "the host's" },
+        { "unix sockets bound in the write roots", LMODE_ABSENT,
+          "refused (with --allow-all-unix-sockets): bind them in TMPDIR" },
     };
     size_t n = 0;
 
