@@ -190,13 +190,13 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
     out->abi = abi;
     if (abi < 1)
         return nf_err_set(err, EOPNOTSUPP, "Landlock is not available on this kernel");
-    if (fp->unrestricted)
-        return 0; /* no filesystem rules at all */
-    out->handled_fs = fs_rights(abi);
     if (abi >= 4)
         out->handled_net = FS_LL_NET_BIND_TCP | FS_LL_NET_CONNECT_TCP;
     if (abi >= 6)
         out->scoped = FS_LL_SCOPE_ABSTRACT_UNIX | FS_LL_SCOPE_SIGNAL;
+    if (fp->unrestricted)
+        return 0; /* no filesystem rules at all */
+    out->handled_fs = fs_rights(abi);
     /* Every way to make a name goes through the supervisor but bind(2) of
      * a unix socket, which Landlock alone must refuse in the write roots
      * (a socket at a protected name): only TMPDIR takes one. */
@@ -239,6 +239,10 @@ int fs_ll_apply(const struct fs_ll_plan *p, struct nf_err *err)
     size_t attr_size = p->abi >= 6 ? 24 : p->abi >= 4 ? 16 : 8;
     int rs;
 
+    /* No file rules (filesystem.disabled) below ABI 4: nothing to handle,
+     * and the kernel refuses an empty ruleset. */
+    if (!p->handled_fs && !p->handled_net && !p->scoped)
+        return 0;
     rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
     if (rs < 0)
         return nf_err_sys(err, "landlock_create_ruleset");
@@ -266,7 +270,7 @@ int fs_ll_apply(const struct fs_ll_plan *p, struct nf_err *err)
         }
         close(fd);
     }
-    if (p->tmpdir) {
+    if (p->tmpdir && p->handled_fs) {
         struct ll_path_beneath pb = { .allowed_access = p->handled_fs };
         int fd = open(p->tmpdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 

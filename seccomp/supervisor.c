@@ -705,7 +705,14 @@ static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
             continue;
         }
         r.path[sizeof(r.path) - 1] = '\0';
-        if (r.verdict != WREQ_DONE)
+        if (r.verdict == WREQ_DONE && r.result >= 0 && r.path[0] && s->cfg.git_watch &&
+            (pol_path_names_git(r.path) || pe->sys->op == WREQ_RENAME) &&
+            !pol_strv_contains(s->cfg.git_watch, r.path) && s->cfg.git_watch->n < VIO_MAX) {
+            struct nf_err ignored;
+
+            (void)pol_strv_add(s->cfg.git_watch, r.path, &ignored);
+        }
+        if (r.verdict != WREQ_DONE && s->cfg.report_files)
             vio_add_file(s->cfg.violations, pe->sys->name, r.path,
                          r.verdict == WREQ_PROTECTED ? "a protected path"
                                                      : "outside the write roots",

@@ -14,11 +14,16 @@
 
 #include "src/err.h"
 #include "src/loop.h"
+#include "src/policy.h"
 #include "src/violations.h"
 
 struct sc_supervisor_config {
     int helper_fd; /* SOCK_SEQPACKET to the helper (ownership taken) */
     struct vio_list *violations;
+    bool report_files; /* refused writes are reported (the monitor is on) */
+    /* What the command made that may be a repository (a .git, a rename's
+     * destination): checked on disk after the run, as the observer's. */
+    struct pol_strv *git_watch;
     /* The proxy endpoints the command's environment names (loopback, these
      * ports); 0: none (no network). */
     unsigned http_port;

@@ -162,8 +162,8 @@ static int compile_landlock(struct front *f, struct nf_err *err)
                           "--mode landlock: nested user namespaces (allowNestedUserNamespaces) "
                           "are not available without namespaces");
     if (!pol->monitor_enabled)
-        log_v("--mode landlock: --no-monitor still leaves the supervisor performing every "
-              "write; only its reports are kept");
+        log_v("--mode landlock: --no-monitor: the supervisor still performs every write and "
+              "refuses what the policy refuses; it only stops reporting them");
     p->landlock_mode = true;
     p->namespaces = 0;
     if (!pol->network_enabled)

@@ -67,6 +67,7 @@ struct host_side {
     int helper_fd;
     int proxy_listener[2]; /* 127.0.0.1 and ::1, each accepted only by us */
     bool unix_connect;
+    bool report_files;
 };
 
 /* Landlock mode: a socket connected to the proxy, for the supervisor to put
@@ -185,6 +186,8 @@ static int serve_fds(void *user, enum sync_tag tag, int *fds, const uint8_t *kin
                 struct sc_supervisor_config sc = {
                     .helper_fd = h->helper_fd,
                     .violations = h->vio,
+                    .report_files = h->report_files,
+                    .git_watch = h->ocfg.git_watch,
                     .http_port = h->px ? h->run->http_port : 0,
                     .socks_port = h->px ? h->run->socks_port : 0,
                     .connect_proxy = connect_proxy,
@@ -273,6 +276,7 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     }
     if (f->plan.landlock_mode) {
         host.unix_connect = pol->allow_all_unix_sockets && f->plan.landlock.abi >= 4;
+        host.report_files = pol->monitor_enabled;
         if (fs_ll_tmpdir_make(&f->plan.landlock.tmpdir, err) < 0 ||
             env_set(&f->plan.envp, "TMPDIR", f->plan.landlock.tmpdir, err) < 0)
             goto out;
