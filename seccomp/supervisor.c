@@ -238,22 +238,29 @@ static int their_fd(pid_t pid, int fd)
     return r < 0 ? (errno == ENOENT ? -EBADF : -errno) : r;
 }
 
-/* The command's umask, which the helper applies to what it creates. */
-static unsigned their_umask(pid_t pid)
+/* The calling thread's umask (the helper applies it to what it creates)
+ * and thread group (its /proc/self), from the head of its status file. */
+static int their_status(pid_t pid, unsigned *umask_, int32_t *tgid)
 {
-    char p[64], line[128];
-    unsigned mask = 022;
-    FILE *f;
+    char p[64], buf[512];
+    const char *u, *t;
+    ssize_t n;
+    int fd;
 
     snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-    f = fopen(p, "re");
-    if (!f)
-        return mask;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "Umask: %o", &mask) == 1)
-            break;
-    fclose(f);
-    return mask;
+    fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -ESRCH;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -ESRCH;
+    buf[n] = '\0';
+    u = strstr(buf, "\nUmask:\t");
+    t = strstr(buf, "\nTgid:\t");
+    if (!u || !t || sscanf(u + 8, "%o", umask_) != 1 || sscanf(t + 7, "%d", tgid) != 1)
+        return -ESRCH;
+    return 0;
 }
 
 static int send_to_helper(struct sc_supervisor *s, const struct wreq *rq, const int *fds, size_t n)
@@ -295,25 +302,14 @@ static int take_fs(struct sc_supervisor *s, const struct sys *sy, const struct s
     rq->id = n->id;
     rq->op = sy->op;
     rq->pid = (int32_t)n->pid;
-    snprintf(p, sizeof(p), "/proc/%u/status", n->pid);
-    {
-        /* The thread group, for /proc/self in its paths. */
-        char line[128];
-        FILE *f = fopen(p, "re");
-
-        rq->tgid = (int32_t)n->pid;
-        while (f && fgets(line, sizeof(line), f))
-            if (sscanf(line, "Tgid: %d", &rq->tgid) == 1)
-                break;
-        if (f)
-            fclose(f);
-    }
+    rc = their_status((pid_t)n->pid, &rq->umask, &rq->tgid);
+    if (rc < 0)
+        return rc;
     flags = sy->flags >= 0 ? (uint32_t)a[sy->flags] : sy->const_flags;
     rq->flags = flags;
     rq->mode = sy->mode >= 0 ? (uint32_t)a[sy->mode] : 0;
     if (sy->op == WREQ_OPEN && sy->const_flags)
         rq->flags = sy->const_flags;
-    rq->umask = their_umask((pid_t)n->pid);
     if (sy->arg >= 0)
         rq->arg = a[sy->arg];
     if (sy->op == WREQ_CHOWN)
