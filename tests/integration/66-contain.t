@@ -85,7 +85,7 @@ run "$contain" "$docker_profile" "$NSFENCE" --mode landlock -- sh -c '
     chmod 666 /etc/hostname || echo refused-chmod
     echo t > "$TMPDIR/t" && cat "$TMPDIR/t"
     python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>/dev/null || echo refused-unix
-    curl -s -o /dev/null -w "%{http_code}\n" https://example.org; true'
+    curl -s -o /dev/null -w "%{http_connect}\n" https://example.org; true'
 is "$RC" 0 "under Docker's profile, --mode landlock runs the command"
 matches "$OUT" '^ran
 made
