@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -270,6 +271,25 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
         cmp[0] = (struct scmp_arg_cmp)EQ32(0, AF_INET6);
         if (rule(ctx, eperm, "socket", 2, cmp, err) < 0)
             return -1;
+    }
+    /* A stream socket of the internet families is TCP or nothing: Landlock's
+     * network rules know only TCP, and MPTCP (262) and SCTP (132) streams
+     * connect past them, SCTP even without connect (sendmsg to an address,
+     * SCTP_SOCKOPT_CONNECTX). Protocol 0 is TCP; 1 to 5 are refused, and
+     * so is anything above 6 compared on all 64 bits (a value with junk in
+     * the upper half too, which errs on the safe side). */
+    for (unsigned fam = 0; fam < 2; fam++) {
+        unsigned f = fam ? AF_INET6 : AF_INET;
+        struct scmp_arg_cmp above[2] = { EQ32(0, f), SCMP_A2(SCMP_CMP_GT, IPPROTO_TCP) };
+
+        if (rule(ctx, eperm, "socket", 2, above, err) < 0)
+            return -1;
+        for (unsigned proto = 1; proto < IPPROTO_TCP; proto++) {
+            struct scmp_arg_cmp below[2] = { EQ32(0, f), SCMP_A2(SCMP_CMP_EQ, proto) };
+
+            if (rule(ctx, eperm, "socket", 2, below, err) < 0)
+                return -1;
+        }
     }
     return 0;
 }

@@ -403,6 +403,19 @@ is "$(cat "$d/accepts")" "" "nothing reached the test's listener"
 like "$ERR" "deny network-outbound 127.0.0.1:$lport \\(a direct connection; only the proxy is reachable\\)
 deny network-outbound \\[::1\\]:$lport " "direct connections are reported"
 
+# Landlock's TCP rules know TCP alone: an MPTCP or SCTP stream would connect
+# past them, and with unix sockets allowed the supervisor lets an AF_UNIX
+# connect run as asked, so a thread switching the address to an internet
+# one after the check would connect directly.
+ll -- sh -c "$att connect 127.0.0.1 $lport mptcp; $att connect 127.0.0.1 $lport sctp"
+is "$OUT" "socket EPERM
+socket EPERM" "MPTCP and SCTP stream sockets cannot be made"
+ll --allow-all-unix-sockets -- sh -c "$att race-connect 127.0.0.1 $lport 1500 mptcp; $att race-connect 127.0.0.1 $lport 1500 tcp"
+like "$OUT" "^socket EPERM
+race-connect never-connected after [0-9]+ tries$" \
+    "with unix sockets allowed, a connect flipped from unix to TCP after the check connects nothing"
+sleep 0.3
+is "$(cat "$d/accepts")" "" "and nothing reached the test's listener"
 # The proxy, the same as in namespace mode.
 ll --allow-domain allowed.test -- curl -sS http://allowed.test/index.html
 is "$OUT" "hello from upstream" "an allowed domain is reached through the proxy (HTTP_PROXY)"
