@@ -291,6 +291,14 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
                 return -1;
         }
     }
+    /* io_uring performs opens, renames, links, xattrs and connects that no
+     * seccomp filter sees: inside a write root it would write a protected
+     * name past the supervisor. Refused here whatever the unix-socket
+     * setting (build_unix refuses it only with unix sockets blocked). */
+    if (!o->unix_block && (rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
+                           rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
+                           rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0))
+        return -1;
     return 0;
 }
 

@@ -465,6 +465,14 @@ is "$(cat "$d/abs.out")" "connected" "control: the test's abstract socket takes 
 ll --allow-all-unix-sockets -- python3 -c "$connect_abstract"
 is "$OUT" "1" "with unix sockets allowed, the host's abstract sockets stay out of reach (Landlock scope)"
 kill "$abstract" 2>/dev/null; wait "$abstract" 2>/dev/null
+# io_uring opens, renames, links and sets xattrs where no seccomp filter
+# sees it: refused in Landlock mode whatever the unix-socket setting.
+echo original > .bashrc
+ll --allow-all-unix-sockets -- sh -c "echo ran; $att uring-open .bashrc; $att uring-open plain-new"
+is "$OUT:$(cat .bashrc)" "ran
+uring-open EPERM
+uring-open EPERM:original" "with unix sockets allowed, io_uring stays refused: .bashrc is not written through it"
+rm -f .bashrc
 
 # ============================================================================
 # No signals or ptrace to anything outside: the test's shell, nsfence, init.
