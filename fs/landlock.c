@@ -304,13 +304,26 @@ static ssize_t deepest(char *const *v, size_t n, const char *abs)
     return best;
 }
 
+/* A protected name that is a symlink (its target is protected on its own):
+ * the plan binds it onto itself, so in namespace mode it can be neither
+ * removed nor replaced; it is in no list. within: abs lies within it;
+ * otherwise abs holds it. */
+static bool protected_link(const struct fs_plan *fp, const char *abs, bool within)
+{
+    for (size_t i = 0; i < fp->n; i++)
+        if (fp->ops[i].kind == FS_OP_BIND_LINK && fp->ops[i].dst &&
+            (within ? pol_path_within(abs, fp->ops[i].dst) : pol_path_within(fp->ops[i].dst, abs)))
+            return true;
+    return false;
+}
+
 bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *abs)
 {
     ssize_t rw, ro;
 
     if (fp->unrestricted)
         return true;
-    if (deepest(fp->protected_paths, fp->n_protected, abs) >= 0)
+    if (deepest(fp->protected_paths, fp->n_protected, abs) >= 0 || protected_link(fp, abs, true))
         return false;
     if (tmpdir && pol_path_within(abs, tmpdir))
         return true;
@@ -326,6 +339,8 @@ bool fs_ll_holds_protected(const struct fs_plan *fp, const char *abs)
     for (size_t i = 0; i < fp->n_protected; i++)
         if (pol_path_within(fp->protected_paths[i], abs))
             return true;
+    if (protected_link(fp, abs, false))
+        return true;
     return false;
 }
 

@@ -283,6 +283,13 @@ rm -f .bashrc notes.txt
 mkdir -p dotfiles && echo original > dotfiles/bashrc && ln -s dotfiles/bashrc .bashrc
 ll -- sh -c 'echo ran; echo evil >> .bashrc; rm -f .bashrc; echo evil > .bashrc'
 is "$OUT:$(cat dotfiles/bashrc)" "ran:original" "the target of a symlinked .bashrc is protected"
+ok $([ -L .bashrc ] && echo 0 || echo 1) "and the link itself cannot be removed or replaced"
+# (the plan binds such a link onto itself; it is in no list of paths)
+mkdir -p sub shared/commands && ln -s ../dotfiles/bashrc sub/.bashrc && ln -s shared .claude
+ll -- sh -c 'echo ran; mv sub sub2; mkdir -p sub; echo evil > sub/.bashrc; rm .claude; mkdir -p .claude/commands; echo evil > .claude/commands/x.md'
+is "$OUT:$(readlink sub/.bashrc):$(readlink .claude):$(listing shared)" "ran:../dotfiles/bashrc:shared:commands " \
+    "a directory holding a symlinked protected name is not renamable, a symlinked .claude not removable"
+rm -rf sub shared .claude
 rm -rf dotfiles .bashrc
 
 # --- races ----------------------------------------------------------------------
