@@ -341,6 +341,16 @@ bool fs_ll_holds_protected(const struct fs_plan *fp, const char *abs)
             return true;
     if (protected_link(fp, abs, false))
         return true;
+    /* A denied-read path too: judged by its name here (where namespace mode
+     * mounts over it, and the mount moves with its directory), renaming a
+     * directory above it would leave it under a name no list holds, to be
+     * overwritten or removed. */
+    for (size_t i = 0; i < fp->n_read_only; i++)
+        if (pol_path_within(fp->read_only[i], abs))
+            return true;
+    for (size_t i = 0; i < fp->n_scratch; i++)
+        if (pol_path_within(fp->scratch[i], abs))
+            return true;
     return false;
 }
 

@@ -85,8 +85,8 @@ int fs_ll_apply(const struct fs_ll_plan *p, struct nf_err *err);
  * (it is the host's own) and /tmp is not private: only tmpdir is. Pure. */
 bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *abs);
 
-/* Whether abs is a protected path or an ancestor of one (renaming or
- * removing it would move what is protected). Pure. */
+/* Whether abs is a protected or denied-read path, or an ancestor of one
+ * (renaming or removing it would move what is protected). Pure. */
 bool fs_ll_holds_protected(const struct fs_plan *fp, const char *abs);
 
 /* The run's private TMPDIR: a new directory (0700) in nsfence's own

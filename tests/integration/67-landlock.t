@@ -346,6 +346,12 @@ ll --deny-read "$d/w/s.txt" --deny-read "$d/w/dd" -- sh -c 'echo ran; echo x > s
 is "$OUT:$(cat s.txt dd/s.txt | tr '\n' ' ')" "ran:secret secret " \
     "a denied file or directory inside a write root is neither read, written, moved nor removed"
 rm -rf s.txt dd
+# A denied file is judged by its name: renaming a directory above it would
+# leave it under a name no list holds (namespace mode's mount moves with it).
+mkdir -p dd && echo secret > dd/s.txt
+ll --deny-read "$d/w/dd/s.txt" -- sh -c 'echo ran; mv dd dd2; echo evil > dd2/s.txt; rm -f dd2/s.txt; echo evil > dd/s.txt'
+is "$OUT:$(cat dd/s.txt 2>&1)" "ran:secret" "the directory above a denied file cannot be renamed, so the file cannot be overwritten"
+rm -rf dd dd2
 
 # ============================================================================
 # Network: only through the proxy, with namespace mode's rules and 403s.
