@@ -104,18 +104,40 @@ static bool carve_out(const struct fs_op *op)
     return op->kind == FS_OP_BIND_RO && op->why && strcmp(op->why, "allow_read") == 0;
 }
 
+/* The host's /dev, as namespace mode's minimal one shows it: the harmless
+ * nodes, the ptys (openpty needs them by name) and /dev/shm; no disk,
+ * console, input or sound device. Without this, the host's /dev is
+ * readable as far as its modes allow: as root, a disk or loop device would
+ * give every denied file's content back, and /dev/vcs* the console's
+ * screen. */
+static int grant_dev(struct fs_ll_plan *p, struct nf_err *err)
+{
+    static const char *const readable[] = { "/dev/null",   "/dev/zero",    "/dev/full",
+                                            "/dev/random", "/dev/urandom", "/dev/tty",
+                                            "/dev/ptmx",   "/dev/pts",     "/dev/shm" };
+
+    if (fs_ll_add(p, "/dev", FS_LL_READ_DIR, err) < 0)
+        return -1;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(readable); i++)
+        if (fs_ll_add(p, readable[i], LL_READ, err) < 0)
+            return -1;
+    return 0;
+}
+
 /* Read for everything at and beneath path but the denied entries: a path
  * with a denied entry beneath it gets read_dir alone (it stays listable),
  * and each of its entries is taken in turn. */
 static int grant_read(const struct fs_plan *fp, struct fs_ll_plan *p, const char *path,
                       unsigned depth, struct nf_err *err)
 {
-    bool beneath = false;
+    bool beneath = pol_path_within("/dev", path);
     _cleanup_free_ char *child = NULL;
     DIR *d;
     struct dirent *e;
     int rc = 0;
 
+    if (strcmp(path, "/dev") == 0)
+        return grant_dev(p, err);
     for (size_t i = 0; i < fp->n; i++) {
         const struct fs_op *op = &fp->ops[i];
 
@@ -174,7 +196,7 @@ static int add_ttys(struct fs_ll_plan *p, struct nf_err *err)
 
         if (!isatty(fd) || ttyname_r(fd, name, sizeof(name)) != 0)
             continue;
-        if (fs_ll_add(p, name, LL_DEV_WRITE, err) < 0)
+        if (fs_ll_add(p, name, LL_READ | LL_DEV_WRITE, err) < 0)
             return -1;
     }
     return 0;

@@ -352,6 +352,33 @@ mkdir -p dd && echo secret > dd/s.txt
 ll --deny-read "$d/w/dd/s.txt" -- sh -c 'echo ran; mv dd dd2; echo evil > dd2/s.txt; rm -f dd2/s.txt; echo evil > dd/s.txt'
 is "$OUT:$(cat dd/s.txt 2>&1)" "ran:secret" "the directory above a denied file cannot be renamed, so the file cannot be overwritten"
 rm -rf dd dd2
+# The host's /dev, as namespace mode's minimal one: as root a disk or loop
+# device would give a denied file's content back.
+# (A loop device has whole 512-byte sectors: the file is one.)
+printf 'disk-secret%501s' '' > "$d/disk.secret"
+if is_root && loopdev=$(losetup -f --show "$d/disk.secret" 2>/dev/null); then
+    is "$(head -c 11 "$loopdev")" "disk-secret" "control: as root, the loop device over the denied file reads its content"
+    ll --deny-read "$d/disk.secret" -- sh -c "echo ran; head -c 11 $loopdev 2>/dev/null; head -c 11 $d/disk.secret 2>/dev/null"
+    is "$OUT" "ran" "inside, neither the denied file nor the loop device over it reads"
+    losetup -d "$loopdev"
+elif is_root; then
+    fail "losetup could not attach a loop device over the denied file"
+fi
+# Only devices whose reading changes nothing (never /dev/watchdog and the
+# like): the console's screens, the kernel log, block devices.
+readable=""
+for dev in /dev/*; do
+    case $dev in
+    /dev/vcs* | /dev/kmsg) [ -c "$dev" ] || continue ;;
+    *) [ -b "$dev" ] || continue ;;
+    esac
+    timeout 2 dd if="$dev" of=/dev/null bs=8192 count=1 2>/dev/null && readable="$readable $dev"
+done
+ll -- sh -c "for dev in $readable; do timeout 2 dd if=\$dev of=/dev/null bs=8192 count=1 2>/dev/null && echo \$dev; done; head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null"
+is "$OUT" "4
+null" "no device outside the minimal /dev reads inside (readable outside by this leg:${readable:- none}); /dev/urandom and /dev/null work"
+ll -- python3 -c 'import os, pty; m, s = pty.openpty(); os.write(m, b"hi\n"); print(os.read(s, 3))'
+is "$OUT" "b'hi\n'" "a new pty still opens"
 
 # ============================================================================
 # Network: only through the proxy, with namespace mode's rules and 403s.
