@@ -343,6 +343,12 @@ bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *ab
 {
     ssize_t rw, ro;
 
+    /* The host's /proc, never: the helper that performs the write would
+     * open its own /proc/PID/mem (any process may write its own memory) and
+     * hand the command a descriptor into a process no seccomp filter binds,
+     * whatever the write roots say (`--allow-write /`). */
+    if (pol_path_within(abs, "/proc"))
+        return false;
     if (fp->unrestricted)
         return true;
     if (deepest(fp->protected_paths, fp->n_protected, abs) >= 0 || protected_link(fp, abs, true))

@@ -202,6 +202,16 @@ cp -a "$out/f" "$d/scratch"
 "$att" fd "$d/scratch" fchmod >/dev/null && "$att" fd "$d/scratch" futimens >/dev/null
 ok $([ "$(state "$d/scratch")" != "$before" ] && echo 0 || echo 1) "control: without nsfence the same read-only descriptor changes them"
 rm -f "$d/scratch" in-root-file dirlink filelink danglink
+# The host's /proc is never written through the helper, whatever the write
+# roots: its own /proc/PID/mem would be a descriptor into a process no
+# seccomp filter binds (as root it may open it; unprivileged, procfs owns a
+# non-dumpable process's files by root).
+ll --allow-write / -- sh -c "echo ran; $att helper-mem; $att open /proc/self/mem rdwr; $att open /proc/self/oom_score_adj wr"
+like "$OUT" "^ran
+helper-mem found pid [0-9]+
+helper-mem EROFS
+open EROFS
+open EROFS$" "with / a write root, the helper's /proc/PID/mem and the command's own /proc files stay unwritable"
 
 # ============================================================================
 # Protected names: neither writable nor creatable, their directories not
