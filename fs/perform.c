@@ -245,9 +245,11 @@ static int walk(const struct wreq *rq, int root, int start, const char *path, bo
     return rc ? rc : -ENOENT;
 }
 
-/* The path the kernel gives fd, or "" when it names no file (a pipe, a
- * socket) or one deleted. */
-static void fd_path(int fd, char *out, size_t sz)
+/* The path the kernel gives fd: 0 and the path; 1 and "" when it names no
+ * file at all (a pipe, a socket, an anonymous inode: "pipe:[...]"); -errno
+ * and "" when the kernel cannot give it (longer than PATH_MAX): a file all
+ * the same, which must not pass for a pipe. */
+static int fd_path(int fd, char *out, size_t sz)
 {
     char link[64];
     ssize_t n;
@@ -255,12 +257,17 @@ static void fd_path(int fd, char *out, size_t sz)
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
     n = readlink(link, out, sz - 1);
     if (n < 0 || n >= (ssize_t)sz - 1) {
+        int e = n < 0 ? errno : ENAMETOOLONG;
+
         out[0] = '\0';
-        return;
+        return -e;
     }
     out[n] = '\0';
-    if (out[0] != '/')
+    if (out[0] != '/') {
         out[0] = '\0';
+        return 1;
+    }
+    return 0;
 }
 
 static bool deleted(const char *path)
@@ -274,14 +281,16 @@ static bool deleted(const char *path)
 static int spot_path(const struct spot *s, char *out, size_t sz)
 {
     char dir[PATH_MAX];
+    int rc = fd_path(s->obj >= 0 ? s->obj : s->parent, dir, sizeof(dir));
 
-    fd_path(s->obj >= 0 ? s->obj : s->parent, dir, sizeof(dir));
+    if (rc < 0)
+        return rc;
+    if (rc > 0 || deleted(dir))
+        return -ENOENT;
     if (s->obj >= 0) {
         snprintf(out, sz, "%s", dir);
         return 0;
     }
-    if (!dir[0] || deleted(dir))
-        return -ENOENT;
     if ((size_t)snprintf(out, sz, "%s/%s", strcmp(dir, "/") ? dir : "", s->name) >= sz)
         return -ENAMETOOLONG;
     return 0;
@@ -309,15 +318,23 @@ static int judge(const struct fs_perform_ctx *c, const char *path, bool moves, s
 
 /* An object's own path, for calls on a descriptor or a procfs link: one
  * that names no file (a pipe, an unlinked file with no other name) changes
- * nothing anyone will run later. */
+ * nothing anyone will run later. One whose path the kernel cannot give is
+ * refused: a file outside the write roots more than PATH_MAX deep is still
+ * outside them (Landlock covers none of chmod, chown, utimes, xattrs). */
 static int judge_object(const struct fs_perform_ctx *c, int obj, struct wresp *out)
 {
     char path[PATH_MAX];
     struct stat st;
+    int rc = fd_path(obj, path, sizeof(path));
 
-    fd_path(obj, path, sizeof(path));
-    if (!path[0])
+    if (rc > 0)
         return 0;
+    if (rc < 0) {
+        snprintf(out->path, sizeof(out->path), "(a path the kernel cannot give: %s)",
+                 strerror(-rc));
+        out->verdict = WREQ_OUTSIDE;
+        return -EROFS;
+    }
     if (deleted(path)) {
         if (fstat(obj, &st) == 0 && st.st_nlink == 0)
             return 0;
@@ -356,8 +373,7 @@ static bool writable_device(const struct fs_perform_ctx *c, int obj)
 
     if (!c->ll || fstat(obj, &st) < 0 || !S_ISCHR(st.st_mode))
         return false;
-    fd_path(obj, path, sizeof(path));
-    if (!path[0] || !pol_path_within(path, "/dev"))
+    if (fd_path(obj, path, sizeof(path)) != 0 || !pol_path_within(path, "/dev"))
         return false;
     for (size_t i = 0; i < c->ll->n; i++)
         if ((c->ll->rules[i].access & FS_LL_WRITE_FILE) &&
@@ -387,8 +403,7 @@ static int do_open(const struct fs_perform_ctx *c, const struct wreq *rq, struct
         if (!tmpfile && writable_device(c, obj)) {
             rc = 0;
         } else if (tmpfile) {
-            fd_path(obj, path, sizeof(path));
-            if (!path[0] || deleted(path))
+            if (fd_path(obj, path, sizeof(path)) != 0 || deleted(path))
                 return -ENOENT;
             strncat(path, "/.tmpfile", sizeof(path) - strlen(path) - 1);
             rc = judge(c, path, false, out);

@@ -202,6 +202,36 @@ cp -a "$out/f" "$d/scratch"
 "$att" fd "$d/scratch" fchmod >/dev/null && "$att" fd "$d/scratch" futimens >/dev/null
 ok $([ "$(state "$d/scratch")" != "$before" ] && echo 0 || echo 1) "control: without nsfence the same read-only descriptor changes them"
 rm -f "$d/scratch" in-root-file dirlink filelink danglink
+# A file outside whose path is longer than PATH_MAX: the kernel cannot name
+# it, which must not make it pass for a pipe (Landlock covers none of
+# chmod, chown, utimes, xattrs).
+python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+for i in range(24):
+    os.mkdir("d" * 200); os.chdir("d" * 200)
+open("victim", "w").write("v")
+os.utime("victim", (1000000000, 1000000000))' "$out/dir"
+deep_state() { python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+for i in range(24): os.chdir("d" * 200)
+st = os.stat("victim"); print(oct(st.st_mode), int(st.st_mtime))' "$out/dir"; }
+before_deep=$(deep_state)
+ll -- python3 -c "
+import os
+os.chdir('$out/dir')
+for i in range(24): os.chdir('d' * 200)
+fd = os.open('victim', os.O_RDONLY)
+for name, f in [('fchmod', lambda: os.chmod(fd, 0o777)), ('futimens', lambda: os.utime(fd, (5, 5))), ('chmod', lambda: os.chmod('victim', 0o777))]:
+    try: f(); print(name, 'ok')
+    except OSError as e: print(name, e.strerror)
+print('ran')"
+is "$(printf '%s\n' "$OUT" | head -2)" "fchmod Read-only file system
+futimens Read-only file system" "fchmod and futimens of a file outside, more than PATH_MAX deep: EROFS"
+like "$OUT" 'ran$' "the command ran (deep path)"
+is "$(deep_state)" "$before_deep" "its mode and times are unchanged"
+rm -rf "$out/dir/d"*
 # The host's /proc is never written through the helper, whatever the write
 # roots: its own /proc/PID/mem would be a descriptor into a process no
 # seccomp filter binds (as root it may open it; unprivileged, procfs owns a
