@@ -325,6 +325,16 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         sync_fail(sync, &err);
     }
     if (plan->landlock_mode) {
+        /* No core files: the kernel writes one itself, past the supervisor,
+         * in the working directory (core_pattern "core"), which a command
+         * can make a protected directory (.git/hooks, .vscode). A hard
+         * limit the command cannot raise. */
+        static const struct rlimit no_core = { 0, 0 };
+
+        if (setrlimit(RLIMIT_CORE, &no_core) < 0) {
+            nf_err_sys(&err, "setrlimit(RLIMIT_CORE)");
+            sync_fail(sync, &err);
+        }
         /* Dies with init (which sweeps the rest when it dies itself). */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
             fs_ll_apply(&plan->landlock, &err) < 0 || start_helper(plan, sync, &err) < 0)

@@ -282,6 +282,14 @@ for dd in .vscode .idea .claude/commands .claude/agents .git; do script="$script
 ll -- sh -c "$script"
 is "$OUT" "ran" "the command ran (absent protected names)"
 is "$(listing .)" "$before" "absent protected names at the top cannot be created, by any call"
+# The kernel writes a core file itself, past the supervisor, in the working
+# directory: a crash inside a protected directory would create a file there.
+mkdir -p .git/hooks .vscode
+ll -- sh -c 'ulimit -c unlimited 2>/dev/null; echo ulimit=$?; cd .git/hooks && sh -c "kill -SEGV \$\$"; cd ../../.vscode && sh -c "kill -SEGV \$\$"; echo ran'
+like "$OUT" '^ulimit=[1-9]' "the core size limit cannot be raised"
+like "$OUT" 'ran$' "the command ran and crashed in .git/hooks and .vscode"
+is "$(listing .git/hooks)$(listing .vscode)" "" "no core file appeared in the protected directories"
+rm -rf .git .vscode
 
 # Every call and spelling on one protected file and one protected directory.
 mkdir -p .git/hooks proj/sub && echo original > .bashrc && echo cfg > .git/config && echo original > proj/sub/.bashrc
