@@ -421,7 +421,9 @@ static int empty_dir(int top, int dir, unsigned depth, unsigned *moved)
         close(fd);
         return -1;
     }
-    /* A duplicate shares the position a previous pass left at the end. */
+    /* The duplicate shares its offset with dir: a pass after the first on
+     * the top directory would start at its end and see nothing (a tree
+     * deeper than TREE_DEPTH was left behind). */
     rewinddir(d);
     while ((e = readdir(d))) {
         int sub;

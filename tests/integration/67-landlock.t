@@ -623,6 +623,10 @@ ll -- sh -c 'echo "$TMPDIR"; cd "$TMPDIR" && mkdir -p locked/inner && touch lock
 tmp=$(printf '%s\n' "$OUT" | head -1)
 ok $([ -n "$tmp" ] && [ ! -e "$tmp" ] && echo 0 || echo 1) "a TMPDIR with a chmod 000 tree, a FIFO and a link to / is removed"
 ok $([ -d /etc ] && [ -d /usr ] && echo 0 || echo 1) "and the link was not followed"
+ll -- sh -c 'echo "$TMPDIR"; cd "$TMPDIR" && for i in $(seq 100); do mkdir d && cd d || exit; done; echo deep'
+tmp=$(printf '%s\n' "$OUT" | head -1)
+is "$(printf '%s\n' "$OUT" | tail -1)" "deep" "the command made a tree 100 deep in TMPDIR"
+ok $([ -n "$tmp" ] && [ ! -e "$tmp" ] && echo 0 || echo 1) "and the TMPDIR is removed all the same"
 
 "$NSFENCE" --mode landlock -- sh -c 'echo "$TMPDIR" > tmp2; (setsid sh -c "sleep 300 & echo \$! > daemon2" &); sleep 300' 2>/dev/null &
 nsf_pid=$!
