@@ -411,6 +411,9 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
  * (tearing down the namespaces, mounts and all) then overlaps with the host
  * side's teardown instead of delaying it. */
 static bool landlock_sweep;
+/* Landlock mode: the run's private TMPDIR, which the host side removes after
+ * the run; when the host side is killed, init does. */
+static const char *landlock_tmpdir;
 
 static _Noreturn void finish(int status, int status_fd)
 {
@@ -452,8 +455,15 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
             continue;
         }
         if (landlock_sweep && sig == host_gone_signal()) {
-            /* The host side is gone: so is the sandbox. */
+            /* The host side is gone: so is the sandbox, and what the
+             * host side would have removed after it (nothing is left below
+             * us to write there again). */
             sweep();
+            if (landlock_tmpdir) {
+                struct nf_err err = { 0 };
+
+                (void)fs_ll_tmpdir_remove(landlock_tmpdir, &err);
+            }
             _exit(125);
         }
         if (si.si_pid == 0)
@@ -479,6 +489,7 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
      * Without a PID namespace (Landlock mode), init is told and kills what
      * is below it, orphans included (they come to it, the subreaper). */
     landlock_sweep = plan->landlock_mode;
+    landlock_tmpdir = plan->landlock_mode ? plan->landlock.tmpdir : NULL;
     if (prctl(PR_SET_PDEATHSIG, landlock_sweep ? host_gone_signal() : SIGKILL, 0, 0, 0) < 0)
         _exit(125);
     if (landlock_sweep && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)

@@ -636,6 +636,8 @@ wait "$nsf_pid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$(cat daemon2)" 2>/dev/null || break; sleep 0.1; done
 ok $([ -s daemon2 ] && ! kill -0 "$(cat daemon2)" 2>/dev/null && echo 0 || echo 1) \
     "kill -9 of nsfence: the daemonised child dies too"
+for _ in $(seq 50); do [ -e "$(cat tmp2)" ] || break; sleep 0.1; done
+ok $([ -s tmp2 ] && [ ! -e "$(cat tmp2)" ] && echo 0 || echo 1) "and the run's TMPDIR is removed (by init, the host side being gone)"
 rm -f daemon1 daemon2 tmp2
 
 summary="$absent properties skipped as absent in Landlock mode"
