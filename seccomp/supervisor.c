@@ -164,15 +164,32 @@ struct pending {
     uint32_t cloexec; /* the new descriptor's O_CLOEXEC */
 };
 
+/* A request the helper's socket had no room for yet, sent in order when it
+ * has: the helper may be slow, blocked, or stopped by the command (it is in
+ * the command's domain, with its uid), and the event loop that also serves
+ * the proxy, the signals and the command's exit must never wait on it. One
+ * at most per thread of the command blocked in a call; past OUTGOING_MAX
+ * bytes a call is refused (EAGAIN) rather than queued. */
+#define OUTGOING_MAX (64u << 20)
+
+struct outgoing {
+    struct outgoing *next;
+    int fds[3];
+    size_t len;
+    char msg[]; /* the struct wreq, as far as it is sent */
+};
+
 struct sc_supervisor {
     struct ev_loop *loop;
     struct ev_io io;     /* the listener */
-    struct ev_io helper; /* the helper's answers */
+    struct ev_io helper; /* the helper's answers; writable while out is not empty */
     struct sc_supervisor_config cfg;
     struct seccomp_notif *req;
     struct seccomp_notif_resp *resp;
     struct seccomp_notif_sizes sizes;
     struct pending *pending;
+    struct outgoing *out, **out_tail;
+    size_t out_bytes;
     struct wreq *rq;
     bool helper_gone;
 };
@@ -263,11 +280,10 @@ static int their_status(pid_t pid, unsigned *umask_, int32_t *tgid)
     return 0;
 }
 
-static int send_to_helper(struct sc_supervisor *s, const struct wreq *rq, const int *fds, size_t n)
+static int send_msg(int sock, const void *msg, size_t len, const int *fds, size_t n)
 {
     char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-    struct iovec iov = { .iov_base = (void *)rq,
-                         .iov_len = offsetof(struct wreq, data) + rq->data_len };
+    struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
     ssize_t r;
 
@@ -282,8 +298,77 @@ static int send_to_helper(struct sc_supervisor *s, const struct wreq *rq, const 
         c->cmsg_len = CMSG_LEN(sizeof(int) * n);
         memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
     }
-    r = RETRY_EINTR(sendmsg(s->cfg.helper_fd, &mh, MSG_NOSIGNAL));
+    r = RETRY_EINTR(sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT));
     return r < 0 ? -errno : 0;
+}
+
+static void outgoing_free(struct outgoing *o)
+{
+    for (int i = 0; i < 3; i++)
+        if (o->fds[i] >= 0)
+            close(o->fds[i]);
+    free(o);
+}
+
+/* Send what waits, in order, while the socket takes it. */
+static int flush_outgoing(struct sc_supervisor *s)
+{
+    while (s->out) {
+        struct outgoing *o = s->out;
+        int rc = send_msg(s->cfg.helper_fd, o->msg, o->len, o->fds, 3);
+
+        if (rc == -EAGAIN)
+            return 0;
+        if (rc < 0)
+            return rc;
+        s->out = o->next;
+        if (!s->out)
+            s->out_tail = &s->out;
+        s->out_bytes -= o->len;
+        outgoing_free(o);
+    }
+    return ev_io_modify(s->loop, &s->helper, EPOLLIN) < 0 ? -errno : 0;
+}
+
+/* Hand rq to the helper now, or after what already waits. */
+static int send_to_helper(struct sc_supervisor *s, const struct wreq *rq, const int *fds, size_t n)
+{
+    size_t len = offsetof(struct wreq, data) + rq->data_len;
+    struct outgoing *o;
+    int rc;
+
+    if (!s->out) {
+        rc = send_msg(s->cfg.helper_fd, rq, len, fds, n);
+        if (rc != -EAGAIN)
+            return rc;
+    }
+    if (s->out_bytes + len > OUTGOING_MAX)
+        return -EAGAIN;
+    o = malloc(sizeof(*o) + len);
+    if (!o)
+        return -ENOMEM;
+    o->next = NULL;
+    o->len = len;
+    memcpy(o->msg, rq, len);
+    for (size_t i = 0; i < 3; i++) {
+        o->fds[i] = fcntl(fds[i < n ? i : 0], F_DUPFD_CLOEXEC, 0);
+        if (o->fds[i] < 0) {
+            rc = -errno;
+            while (i-- > 0)
+                close(o->fds[i]);
+            free(o);
+            return rc;
+        }
+    }
+    if (!s->out && ev_io_modify(s->loop, &s->helper, EPOLLIN | EPOLLOUT) < 0) {
+        rc = -errno;
+        outgoing_free(o);
+        return rc;
+    }
+    *s->out_tail = o;
+    s->out_tail = &o->next;
+    s->out_bytes += len;
+    return 0;
 }
 
 /* Decode one file call into s->rq and hand it to the helper. */
@@ -652,12 +737,42 @@ static void on_notify(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
     (void)answer(s, s->req->id, -1, rc < 0 ? rc : -EPERM);
 }
 
+/* The helper is gone, or its socket broke: nothing more is performed, and
+ * every call waiting on it is refused. */
+static void helper_lost(struct sc_supervisor *s)
+{
+    log_v("landlock mode: the helper that performs writes is gone; every write is "
+          "refused from now on");
+    s->helper_gone = true;
+    ev_io_stop(s->loop, &s->helper);
+    while (s->out) {
+        struct outgoing *o = s->out;
+
+        s->out = o->next;
+        outgoing_free(o);
+    }
+    s->out_tail = &s->out;
+    s->out_bytes = 0;
+    while (s->pending) {
+        struct pending *pe = s->pending;
+
+        s->pending = pe->next;
+        (void)answer(s, pe->id, -1, -EPERM);
+        free(pe);
+    }
+}
+
 static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
 {
     struct sc_supervisor *s = container_of(io, struct sc_supervisor, helper);
 
     (void)loop;
-    (void)revents;
+    if ((revents & EPOLLOUT) && flush_outgoing(s) < 0) {
+        helper_lost(s);
+        return;
+    }
+    if (!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+        return;
     for (;;) {
         struct wresp r;
         char cbuf[CMSG_SPACE(sizeof(int))];
@@ -672,17 +787,7 @@ static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
         if (got < 0 && (errno == EAGAIN || errno == EINTR))
             return;
         if (got <= 0) {
-            /* The helper is gone: nothing more is performed. */
-            log_v("landlock mode: the helper that performs writes is gone; every write is "
-                  "refused from now on");
-            s->helper_gone = true;
-            ev_io_stop(s->loop, io);
-            while (s->pending) {
-                pe = s->pending;
-                s->pending = pe->next;
-                (void)answer(s, pe->id, -1, -EPERM);
-                free(pe);
-            }
+            helper_lost(s);
             return;
         }
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
@@ -746,6 +851,7 @@ int sc_supervisor_new(struct sc_supervisor **out, struct ev_loop *loop, int list
     s->io.cb = on_notify;
     s->helper.fd = cfg->helper_fd;
     s->helper.cb = on_helper;
+    s->out_tail = &s->out;
     complete_table();
     for (size_t i = 0; i < NF_ARRAY_SIZE(table); i++) {
         table[i].nr = seccomp_syscall_resolve_name(table[i].name);
@@ -794,6 +900,12 @@ void sc_supervisor_free(struct sc_supervisor *s)
 
         s->pending = pe->next;
         free(pe);
+    }
+    while (s->out) {
+        struct outgoing *o = s->out;
+
+        s->out = o->next;
+        outgoing_free(o);
     }
     free(s->req);
     free(s->resp);

@@ -601,6 +601,14 @@ ll -- sh -c "kill -9 \$($att helper-mem 2>/dev/null | sed -n 's/^helper-mem foun
 is "$OUT" "write=2
 ran" "with its helper killed, the command runs on and every write is refused (fails closed)"
 ok $([ ! -e after ] && echo 0 || echo 1) "nothing was written"
+# A helper the command stopped (it is in the command's domain) holds the
+# writes, never the host side's event loop: the proxy still answers.
+ll -- sh -c "h=\$($att helper-mem 2>/dev/null | sed -n 's/^helper-mem found pid //p'); kill -STOP \$h
+for i in \$(seq 60); do (echo x > f\$i) 2>/dev/null & done
+sleep 1; timeout 10 curl -sS -i http://other.test/ | head -1; kill -CONT \$h; wait; ls f* | wc -l"
+is "$(printf '%s\n' "$OUT" | tr -d '\r')" "HTTP/1.1 403 Forbidden
+60" "with the helper stopped and 60 writes waiting on it, the proxy still answers; the writes finish when it resumes"
+rm -f f*
 ll -- sh -c 'mkfifo p || exit; (echo x > p; echo fifo=$? >> log) & sleep 0.5; echo y > other && echo other >> log; cat p >> log; wait; cat log'
 is "$(printf '%s\n' "$OUT" | head -1):$(printf '%s\n' "$OUT" | sort | tr '\n' ' ')" "other:fifo=0 other x " \
     "a FIFO opened for writing waits for its reader, and other writes go on meanwhile"
