@@ -38,8 +38,12 @@ if [ "${abi:-0}" -lt 6 ]; then
 fi
 
 nf_tmpdir d
-mkdir -p "$d/w" "$d/out"
+mkdir -p "$d/w" "$d/out" "$d/tmp"
 cd "$d/w"
+# Each run's private TMPDIR is made in nsfence's own TMPDIR: here one of the
+# test's, so that what any run leaves behind shows at the end (and nothing
+# of other runs on this host is mistaken for ours).
+export TMPDIR="$d/tmp"
 
 # ============================================================================
 # The mode itself: chosen, said, refused when misspelt.
@@ -619,7 +623,7 @@ rm -f p other log
 # ============================================================================
 ll -- sh -c 'echo "$TMPDIR"; stat -c "%a %U" "$TMPDIR"; echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; (setsid sh -c "sleep 300 & echo \$! > daemon1" &); sleep 0.2'
 tmp=$(printf '%s\n' "$OUT" | head -1)
-like "$tmp" '^/tmp/nsfence-' "TMPDIR is a directory of the run's own"
+like "$tmp" "^$d/tmp/nsfence-" "TMPDIR is a directory of the run's own, in nsfence's TMPDIR"
 is "$(printf '%s\n' "$OUT" | sed -n 2,3p | tr '\n' ' ')" "700 $(id -un) x " "private (0700, the caller's) and writable"
 ok $([ ! -e "$tmp" ] && echo 0 || echo 1) "and removed after the run"
 sleep 0.2
@@ -647,6 +651,8 @@ ok $([ -s daemon2 ] && ! kill -0 "$(cat daemon2)" 2>/dev/null && echo 0 || echo 
 for _ in $(seq 50); do [ -e "$(cat tmp2)" ] || break; sleep 0.1; done
 ok $([ -s tmp2 ] && [ ! -e "$(cat tmp2)" ] && echo 0 || echo 1) "and the run's TMPDIR is removed (by init, the host side being gone)"
 rm -f daemon1 daemon2 tmp2
+
+is "$(listing "$d/tmp")" "" "no run left anything where the private TMPDIRs are made"
 
 summary="$absent properties skipped as absent in Landlock mode"
 diag "$summary"
