@@ -237,13 +237,6 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
         rule(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmmsg", 1, &fastopen3, err) < 0 ||
         rule(ctx, eperm, "socket", 1, &high, err) < 0)
         return -1;
-    /* io_uring opens and writes without a system call the filter sees:
-     * refused even where unix sockets are allowed (build_unix refuses it
-     * otherwise). */
-    if (!o->unix_block && (rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
-                           rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
-                           rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0))
-        return -1;
     for (size_t i = 0; i < NF_ARRAY_SIZE(attr_ioctls); i++) {
         struct scmp_arg_cmp req = EQ32(1, attr_ioctls[i]);
 
