@@ -202,6 +202,32 @@ static int add_ttys(struct fs_ll_plan *p, struct nf_err *err)
     return 0;
 }
 
+/* Write rights on every entry of / but the pseudo file systems. */
+static int grant_top_writes(struct fs_ll_plan *p, uint64_t write, struct nf_err *err)
+{
+    DIR *d = opendir("/");
+    struct dirent *e;
+    int rc = 0;
+
+    if (!d)
+        return nf_err_sys(err, "landlock: opendir /");
+    while (rc == 0 && (e = readdir(d))) {
+        char path[NAME_MAX + 2];
+        struct stat st;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, "dev") == 0 || strcmp(e->d_name, "proc") == 0 ||
+            strcmp(e->d_name, "sys") == 0)
+            continue;
+        snprintf(path, sizeof(path), "/%s", e->d_name);
+        if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+            continue;
+        rc = fs_ll_add(p, path, write, err);
+    }
+    closedir(d);
+    return rc;
+}
+
 int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struct nf_err *err)
 {
     static const char *const devices[] = { "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
@@ -212,18 +238,21 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
     out->abi = abi;
     if (abi < 1)
         return nf_err_set(err, EOPNOTSUPP, "Landlock is not available on this kernel");
+    out->handled_fs = fs_rights(abi);
     if (abi >= 4)
         out->handled_net = FS_LL_NET_BIND_TCP | FS_LL_NET_CONNECT_TCP;
     if (abi >= 6)
         out->scoped = FS_LL_SCOPE_ABSTRACT_UNIX | FS_LL_SCOPE_SIGNAL;
-    if (fp->unrestricted)
-        return 0; /* no filesystem rules at all */
-    out->handled_fs = fs_rights(abi);
     /* Every way to make a name goes through the supervisor but bind(2) of
      * a unix socket, which Landlock alone must refuse in the write roots
      * (a socket at a protected name): only TMPDIR takes one. */
     write = out->handled_fs & ~(uint64_t)(LL_READ | FS_LL_MAKE_SOCK);
     if (grant_read(fp, out, "/", 0, err) < 0)
+        goto fail;
+    /* No filesystem rules (filesystem.disabled): a domain all the same, for
+     * the TCP rules, the scoping and the ptrace bounds; everything writable
+     * but the host's /dev, /proc and /sys (namespace mode's are its own). */
+    if (fp->unrestricted ? grant_top_writes(out, write | FS_LL_MAKE_SOCK, err) < 0 : 0)
         goto fail;
     for (size_t i = 0; i < fp->n_write_roots; i++)
         if (fs_ll_add(out, fp->write_roots[i], write, err) < 0)
@@ -348,6 +377,11 @@ bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *ab
      * hand the command a descriptor into a process no seccomp filter binds,
      * whatever the write roots say (`--allow-write /`). */
     if (pol_path_within(abs, "/proc"))
+        return false;
+    /* Nor the host's /sys and /dev (a device the command may write is the
+     * helper's own question): namespace mode's are not the host's, even
+     * with no filesystem rules. */
+    if (pol_path_within(abs, "/sys") || pol_path_within(abs, "/dev"))
         return false;
     if (fp->unrestricted)
         return true;

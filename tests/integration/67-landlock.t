@@ -79,6 +79,17 @@ is "$OUT" "ran
 $(readlink /proc/self/ns/pid)" '{"nsfence": {"mode": "landlock"}} in --settings runs in Landlock mode'
 like "$ERR" "$weak" "with the weaker-properties line"
 rm -f "$d/mode.ini" "$d/bad.ini" "$d/mode.json"
+# srt's filesystem.disabled: the host tree writable, and still a Landlock
+# domain for the network, the scoping and ptrace.
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"disabled":true,"denyRead":[],"allowWrite":[],"denyWrite":[]},"nsfence":{"mode":"landlock"}}\n' > "$d/nofs.json"
+sleep 60 &
+bystander=$!
+nsf --settings "$d/nofs.json" -- sh -c "echo ran; echo x > $d/out/nofs && echo wrote; kill -0 $bystander 2>/dev/null; echo kill=\$?"
+is "$RC:$OUT" "0:ran
+wrote
+kill=1" "filesystem.disabled runs in Landlock mode: the host tree writable, signals outside still refused"
+kill "$bystander"; wait "$bystander" 2>/dev/null
+rm -f "$d/nofs.json" "$d/out/nofs"
 
 # ============================================================================
 # Writes only in the write roots: every call, refused outside (the file
