@@ -654,8 +654,7 @@ ok $([ -n "$tmp" ] && [ ! -e "$tmp" ] && echo 0 || echo 1) "and the TMPDIR is re
 "$NSFENCE" --mode landlock -- sh -c 'echo "$TMPDIR" > tmp2; (setsid sh -c "sleep 300 & echo \$! > daemon2" &); sleep 300' 2>/dev/null &
 nsf_pid=$!
 for _ in $(seq 50); do [ -s daemon2 ] && break; sleep 0.1; done
-kill -9 "$nsf_pid"
-wait "$nsf_pid" 2>/dev/null
+{ kill -9 "$nsf_pid" && wait "$nsf_pid"; } 2>/dev/null # bash's "Killed" notice too
 for _ in $(seq 50); do kill -0 "$(cat daemon2)" 2>/dev/null || break; sleep 0.1; done
 ok $([ -s daemon2 ] && ! kill -0 "$(cat daemon2)" 2>/dev/null && echo 0 || echo 1) \
     "kill -9 of nsfence: the daemonised child dies too"
