@@ -112,9 +112,8 @@ static bool carve_out(const struct fs_op *op)
  * screen. */
 static int grant_dev(struct fs_ll_plan *p, struct nf_err *err)
 {
-    static const char *const readable[] = { "/dev/null",   "/dev/zero",    "/dev/full",
-                                            "/dev/random", "/dev/urandom", "/dev/tty",
-                                            "/dev/ptmx",   "/dev/pts",     "/dev/shm" };
+    static const char *const readable[] = { "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
+                                            "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/shm" };
 
     if (fs_ll_add(p, "/dev", FS_LL_READ_DIR, err) < 0)
         return -1;
@@ -138,6 +137,12 @@ static int grant_read(const struct fs_plan *fp, struct fs_ll_plan *p, const char
 
     if (strcmp(path, "/dev") == 0)
         return grant_dev(p, err);
+    if (p->tmp_parent[0]) {
+        if (strcmp(p->tmp_parent, path) == 0)
+            return 0; /* other runs' TMPDIRs: this run's has its own rule */
+        if (pol_path_within(p->tmp_parent, path))
+            beneath = true;
+    }
     for (size_t i = 0; i < fp->n; i++) {
         const struct fs_op *op = &fp->ops[i];
 
@@ -231,7 +236,7 @@ static int grant_top_writes(struct fs_ll_plan *p, uint64_t write, struct nf_err 
 int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struct nf_err *err)
 {
     static const char *const devices[] = { "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-                                           "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts" };
+                                           "/dev/urandom", "/dev/tty",  "/dev/ptmx" };
     uint64_t write;
 
     memset(out, 0, sizeof(*out));
@@ -239,6 +244,8 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
     if (abi < 1)
         return nf_err_set(err, EOPNOTSUPP, "Landlock is not available on this kernel");
     out->handled_fs = fs_rights(abi);
+    if (fs_ll_tmpdir_parent(out->tmp_parent, sizeof(out->tmp_parent)) < 0)
+        return nf_err_set(err, ENAMETOOLONG, "TMPDIR: too long");
     if (abi >= 4)
         out->handled_net = FS_LL_NET_BIND_TCP | FS_LL_NET_CONNECT_TCP;
     if (abi >= 6)
@@ -416,18 +423,41 @@ bool fs_ll_holds_protected(const struct fs_plan *fp, const char *abs)
     return false;
 }
 
-int fs_ll_tmpdir_make(char **out, struct nf_err *err)
+int fs_ll_tmpdir_parent(char *out, size_t sz)
 {
     const char *base = getenv("TMPDIR");
-    char path[PATH_MAX];
     struct stat st;
 
     if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode))
         base = "/tmp";
-    if ((size_t)snprintf(path, sizeof(path), "%s/nsfence-XXXXXX", base) >= sizeof(path))
-        return nf_err_set(err, ENAMETOOLONG, "TMPDIR %s: too long", base);
+    if ((size_t)snprintf(out, sz, "%s/nsfence-%u", strcmp(base, "/") ? base : "",
+                         (unsigned)getuid()) >= sz)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+int fs_ll_tmpdir_make(char **out, struct nf_err *err)
+{
+    char parent[PATH_MAX], path[PATH_MAX];
+    struct stat st;
+
+    if (fs_ll_tmpdir_parent(parent, sizeof(parent)) < 0)
+        return nf_err_set(err, ENAMETOOLONG, "TMPDIR: too long");
+    /* Every run's own directory in one of the user's: the command is
+     * denied reading it, so no run reads another's (same uid) TMPDIR. */
+    if (mkdir(parent, 0700) < 0 && errno != EEXIST)
+        return nf_err_sys(err, "the private TMPDIRs' directory %s", parent);
+    if (lstat(parent, &st) < 0)
+        return nf_err_sys(err, "the private TMPDIRs' directory %s", parent);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
+        return nf_err_set(err, EPERM,
+                          "%s is not a directory of this user's alone (mode 0700): refusing to "
+                          "make the run's TMPDIR there",
+                          parent);
+    if ((size_t)snprintf(path, sizeof(path), "%s/XXXXXX", parent) >= sizeof(path))
+        return nf_err_set(err, ENAMETOOLONG, "TMPDIR %s: too long", parent);
     if (!mkdtemp(path))
-        return nf_err_sys(err, "the run's private TMPDIR in %s", base);
+        return nf_err_sys(err, "the run's private TMPDIR in %s", parent);
     *out = strdup(path);
     if (!*out) {
         (void)rmdir(path);
@@ -504,5 +534,17 @@ int fs_ll_tmpdir_remove(const char *path, struct nf_err *err)
     } while (moved != before);
     if (rmdir(path) < 0)
         return nf_err_sys(err, "remove the run's TMPDIR %s", path);
+    {
+        /* The user's directory of them too, once no run has one there. */
+        char parent[PATH_MAX];
+        char *slash;
+
+        snprintf(parent, sizeof(parent), "%s", path);
+        slash = strrchr(parent, '/');
+        if (slash && slash != parent) {
+            *slash = '\0';
+            (void)rmdir(parent);
+        }
+    }
     return 0;
 }

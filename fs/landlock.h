@@ -8,6 +8,7 @@
  * (explain prints it), then made and applied in the command. */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,9 @@ struct fs_ll_plan {
      * private /tmp without a mount namespace. Made by the host side for a
      * run, removed after it; NULL in a plan only printed. */
     char *tmpdir;
+    /* Where every run of this user makes its TMPDIR: denied reading (a
+     * concurrent run's is there). */
+    char tmp_parent[PATH_MAX];
 };
 
 /* The running kernel's Landlock ABI version; 0 when Landlock is absent or
@@ -89,8 +93,10 @@ bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *ab
  * (renaming or removing it would move what is protected). Pure. */
 bool fs_ll_holds_protected(const struct fs_plan *fp, const char *abs);
 
-/* The run's private TMPDIR: a new directory (0700) in nsfence's own
- * $TMPDIR, else /tmp; removed with everything in it after the run, beneath
- * its descriptor, links never followed. */
+/* The run's private TMPDIR: a new directory (0700) in the user's own
+ * (0700) directory of them in nsfence's $TMPDIR, else /tmp; removed with everything in it after the
+ * run, beneath its descriptor, links never followed. */
 int fs_ll_tmpdir_make(char **out, struct nf_err *err);
+/* $TMPDIR (else /tmp)/nsfence-UID: where fs_ll_tmpdir_make makes them. */
+int fs_ll_tmpdir_parent(char *out, size_t sz);
 int fs_ll_tmpdir_remove(const char *path, struct nf_err *err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -364,6 +365,26 @@ static int via_proc(int fd, char *buf, size_t sz)
     return snprintf(buf, sz, "/proc/self/fd/%d", fd) >= (int)sz ? -1 : 0;
 }
 
+/* A pseudo-terminal slave (Unix98: majors 136-143): the helper cannot open
+ * one (Landlock gives no right on /dev/pts, the host's, where every
+ * terminal of the user is), the supervisor may. Its index, or -1. */
+static int pty_index(int obj)
+{
+    struct stat st;
+
+    if (fstat(obj, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) < 136 ||
+        major(st.st_rdev) > 143)
+        return -1;
+    return (int)((major(st.st_rdev) - 136) * 256 + minor(st.st_rdev));
+}
+
+static int pty_answer(int index, struct wresp *out)
+{
+    out->verdict = WREQ_PTY;
+    snprintf(out->path, sizeof(out->path), "/dev/pts/%d", index);
+    return index;
+}
+
 /* A character device the ruleset lets the command write (namespace mode's
  * /dev holds only those). */
 static bool writable_device(const struct fs_perform_ctx *c, int obj)
@@ -400,6 +421,8 @@ static int do_open(const struct fs_perform_ctx *c, const struct wreq *rq, struct
             return -errno;
         /* A procfs link's object, or the directory an unnamed file is
          * made in (judged as a name in it). */
+        if (!tmpfile && pty_index(obj) >= 0)
+            return pty_answer(pty_index(obj), out);
         if (!tmpfile && writable_device(c, obj)) {
             rc = 0;
         } else if (tmpfile) {
@@ -436,6 +459,8 @@ static int do_open(const struct fs_perform_ctx *c, const struct wreq *rq, struct
     if (there && S_ISCHR(st.st_mode)) {
         _cleanup_close_ int obj = spot_object(s);
 
+        if (obj >= 0 && pty_index(obj) >= 0)
+            return pty_answer(pty_index(obj), out);
         if (obj >= 0 && writable_device(c, obj)) {
             fd = openat(s->parent, s->name, flags | O_NOFOLLOW, rq->mode);
             if (fd < 0)

@@ -212,7 +212,10 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
     static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
     /* chattr's flags and the project quota: an owner may set them on a file
      * open read-only. */
-    static const unsigned long attr_ioctls[] = { 0x40086602UL, 0x40046602UL, 0x401c5820UL };
+    static const unsigned long attr_ioctls[] = {
+        0x40086602UL, 0x40046602UL, 0x401c5820UL, /* FS_IOC_SETFLAGS (both), FSSETXATTR */
+        0x40806685UL, 0x800c6613UL,               /* FS_IOC_ENABLE_VERITY, SET_ENCRYPTION_POLICY */
+    };
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), notify = SCMP_ACT_NOTIFY;
     struct scmp_arg_cmp fastopen2 = BIT(2, 0x20000000), fastopen3 = BIT(3, 0x20000000);
     struct scmp_arg_cmp high = SCMP_A0(SCMP_CMP_GE, AF_MAX);

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -162,6 +164,8 @@ struct pending {
     const struct sys *sys;
     uint32_t pid;
     uint32_t cloexec; /* the new descriptor's O_CLOEXEC */
+    uint32_t flags;   /* open's */
+    int32_t tgid;
 };
 
 /* A request the helper's socket had no room for yet, sent in order when it
@@ -557,6 +561,8 @@ static int take_fs(struct sc_supervisor *s, const struct sys *sy, const struct s
     pe->sys = sy;
     pe->pid = n->pid;
     pe->cloexec = (flags & O_CLOEXEC) ? O_CLOEXEC : 0;
+    pe->flags = flags;
+    pe->tgid = rq->tgid;
     pe->next = s->pending;
     s->pending = pe;
 out:
@@ -762,6 +768,58 @@ static void helper_lost(struct sc_supervisor *s)
     }
 }
 
+/* The slave of pseudo-terminal index for the caller, when its process
+ * holds that terminal's master (openpty opens the slave by name); any other
+ * of the host's terminals (the user's own shells among them) stays out of
+ * reach. Opened here, outside the command's Landlock domain, which grants
+ * nothing on the host's /dev/pts. */
+static int open_pty(const struct pending *pe, int index)
+{
+    char p[64], line[128];
+    struct dirent *e;
+    bool holds = false;
+    DIR *d;
+    int fd;
+    struct stat st;
+
+    if (index < 0)
+        return -EACCES;
+    snprintf(p, sizeof(p), "/proc/%d/fdinfo", (int)pe->tgid);
+    d = opendir(p);
+    while (d && !holds && (e = readdir(d))) {
+        char path[300];
+        FILE *f;
+
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)pe->tgid, e->d_name);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f)) {
+            int idx;
+
+            if (sscanf(line, "tty-index: %d", &idx) == 1 && idx == index)
+                holds = true;
+        }
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    if (!holds)
+        return -EACCES;
+    snprintf(p, sizeof(p), "/dev/pts/%d", index);
+    fd = open(p, (int)(pe->flags & (O_ACCMODE | O_NOCTTY | O_NONBLOCK)) | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+        major(st.st_rdev) != 136 + (unsigned)index / 256 ||
+        minor(st.st_rdev) != (unsigned)index % 256) {
+        close(fd);
+        return -EACCES;
+    }
+    return fd;
+}
+
 static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
 {
     struct sc_supervisor *s = container_of(io, struct sc_supervisor, helper);
@@ -813,7 +871,16 @@ static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
 
             (void)pol_strv_add(s->cfg.git_watch, r.path, &ignored);
         }
-        if (r.verdict != WREQ_DONE && s->cfg.report_files)
+        if (r.verdict == WREQ_PTY && fd < 0) {
+            fd = open_pty(pe, r.result);
+            if (fd < 0) {
+                r.result = fd;
+                if (s->cfg.report_files)
+                    vio_add_file(s->cfg.violations, pe->sys->name, r.path,
+                                 "a terminal the command did not open", (pid_t)pe->pid);
+            }
+        }
+        if (r.verdict != WREQ_DONE && r.verdict != WREQ_PTY && s->cfg.report_files)
             vio_add_file(s->cfg.violations, pe->sys->name, r.path,
                          r.verdict == WREQ_PROTECTED ? "a protected path"
                                                      : "outside the write roots",

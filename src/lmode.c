@@ -51,8 +51,12 @@ size_t lmode_table(int abi, struct lmode_row *out, size_t max)
           abi >= 5 ? "Landlock (ABI 5): only the terminal and /dev/null-like devices"
                    : "needs Landlock ABI 5 (Linux 6.10)" },
         { "new namespaces, mounts, keyrings, io_uring, TIOCSTI", LMODE_ENFORCED, "seccomp" },
-        { "nothing outlives the command", LMODE_ENFORCED,
-          "init is a subreaper and kills what is left, also when nsfence is killed" },
+        { "nothing outlives the command", abi >= 6 ? LMODE_ENFORCED : LMODE_PARTIAL,
+          abi >= 6 ? "init is a subreaper and kills what is left, also when nsfence is killed"
+                   : "init is a subreaper and kills what is left, but below ABI 6 the command "
+                     "may kill init first" },
+        { "other terminals of the user", abi >= 1 ? LMODE_ENFORCED : LMODE_ABSENT,
+          "only the command's own terminal and the pseudo-terminals whose master it holds" },
         { "private /tmp", LMODE_PARTIAL,
           "TMPDIR is a private directory removed after the run; /tmp itself is the host's, "
           "not writable" },

@@ -59,6 +59,8 @@ enum wreq_verdict {
     WREQ_DONE,      /* performed: result is the call's */
     WREQ_OUTSIDE,   /* outside every write root */
     WREQ_PROTECTED, /* a protected path, or one that holds one */
+    WREQ_PTY,       /* a pseudo-terminal's slave, result its index: opened by the
+                       supervisor only if the caller holds its master */
 };
 
 struct wresp {
