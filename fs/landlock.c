@@ -149,10 +149,16 @@ static int grant_read(const struct fs_plan *fp, struct fs_ll_plan *p, const char
         if (!denied_read(op))
             continue;
         if (strcmp(op->dst, path) == 0) {
-            /* Denied itself: only its carve-outs. */
+            /* Denied itself: only its carve-outs, and the write roots
+             * inside it (namespace mode binds them in, readable). */
             for (size_t k = 0; k < fp->n; k++)
                 if (carve_out(&fp->ops[k]) && pol_path_within(fp->ops[k].dst, path) &&
                     fs_ll_add(p, fp->ops[k].dst, LL_READ, err) < 0)
+                    return -1;
+            for (size_t k = 0; k < fp->n_write_roots; k++)
+                if (pol_path_within(fp->write_roots[k], path) &&
+                    strcmp(fp->write_roots[k], path) != 0 &&
+                    fs_ll_add(p, fp->write_roots[k], LL_READ, err) < 0)
                     return -1;
             return 0;
         }
@@ -344,6 +350,25 @@ int fs_ll_apply(const struct fs_ll_plan *p, struct nf_err *err)
     }
     if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
         nf_err_sys(err, "landlock_restrict_self");
+        close(rs);
+        return -1;
+    }
+    close(rs);
+    return 0;
+}
+
+int fs_ll_scope_below(const struct fs_ll_plan *p, struct nf_err *err)
+{
+    struct ll_ruleset_attr attr = { .scoped = p->scoped };
+    int rs;
+
+    if (!p->scoped)
+        return 0;
+    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, 24, 0);
+    if (rs < 0)
+        return nf_err_sys(err, "landlock_create_ruleset (scope)");
+    if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+        nf_err_sys(err, "landlock_restrict_self (scope)");
         close(rs);
         return -1;
     }

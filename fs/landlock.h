@@ -84,6 +84,11 @@ void fs_ll_access_format(uint64_t access, char *buf, size_t sz);
  * is an error, never a weaker domain. */
 int fs_ll_apply(const struct fs_ll_plan *p, struct nf_err *err);
 
+/* After the helper is made in the same domain: one more, scope-only layer
+ * for the command alone, so that it cannot signal the helper (a domain
+ * reaches only its own and those below it; ABI 6). Nothing below ABI 6. */
+int fs_ll_scope_below(const struct fs_ll_plan *p, struct nf_err *err);
+
 /* Whether the supervisor may let the command write at abs, by the plan's
  * lists: fs_plan_writable, but a denied-read directory is no scratch here
  * (it is the host's own) and /tmp is not private: only tmpdir is. Pure. */

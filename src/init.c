@@ -337,7 +337,8 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         }
         /* Dies with init (which sweeps the rest when it dies itself). */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-            fs_ll_apply(&plan->landlock, &err) < 0 || start_helper(plan, sync, &err) < 0)
+            fs_ll_apply(&plan->landlock, &err) < 0 || start_helper(plan, sync, &err) < 0 ||
+            fs_ll_scope_below(&plan->landlock, &err) < 0)
             sync_fail(sync, &err);
     }
     /* seccomp last (minijail's order): capabilities, no_new_privs, filters.
@@ -466,7 +467,9 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
             }
             _exit(125);
         }
-        if (si.si_pid == 0)
+        /* Without a PID namespace (Landlock mode) the host side has a pid
+         * here: its forwarded signals are the ones from outside. */
+        if (si.si_pid == 0 || (landlock_sweep && si.si_pid == getppid()))
             (void)kill(cmd, sig);
     }
 }

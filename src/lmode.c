@@ -60,7 +60,12 @@ size_t lmode_table(int abi, struct lmode_row *out, size_t max)
         { "private /tmp", LMODE_PARTIAL,
           "TMPDIR is a private directory removed after the run; /tmp itself is the host's, "
           "not writable" },
-        { "process visibility", LMODE_ABSENT, "other processes are visible in /proc" },
+        { "process visibility", LMODE_ABSENT,
+          "other processes are visible in /proc, and /proc/keys names the caller's keys (the "
+          "keyring calls themselves are refused)" },
+        { "capability bounding set", LMODE_PARTIAL,
+          "emptied where nsfence may (CAP_SETPCAP); otherwise kept, and no_new_privs keeps the "
+          "command from gaining any" },
         { "private /dev/shm, hostname, System V IPC and POSIX message queues", LMODE_ABSENT,
           "the host's" },
         { "unix sockets bound in the write roots", LMODE_ABSENT,
