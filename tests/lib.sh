@@ -131,5 +131,27 @@ nsf() {
 
 is_root() { [ "$NF_LEG" = root ]; }
 
+# meta_writes_refused DESCRIPTION PATH [OPTION...]: every write that changes
+# a file without writing its bytes (tests/helpers/metawrite.py: chmod,
+# chown, utimes, truncate, xattrs, by path and by descriptor), tried inside
+# nsfence run with OPTIONs, fails with EROFS and leaves PATH as it was.
+# Landlock covers none of them but truncate, so in Landlock mode this is the
+# supervisor's refusal that is checked.
+meta_writes_refused() {
+    local desc=$1 path=$2 before want
+    shift 2
+    python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.keep", b"k")' "$path"
+    before=$(_nf_meta_state "$path")
+    nsf "$@" -- python3 "$NF_TESTS/helpers/metawrite.py" "$path"
+    want=$(printf '%s EROFS\n' chmod chown utimes truncate setxattr removexattr fchmod fchown futimens \
+        fsetxattr fremovexattr)
+    is "$OUT" "$want" "$desc: chmod, chown, utimes, truncate and xattr calls fail with EROFS"
+    is "$(_nf_meta_state "$path")" "$before" "$desc: its mode, owner, times, size and xattrs are unchanged"
+}
+_nf_meta_state() {
+    stat -c '%a %u:%g %Y %s' "$1"
+    python3 -c 'import os, sys; print(sorted(os.listxattr(sys.argv[1])))' "$1"
+}
+
 # Nothing of a run may be left in dir: only the expected names, listed.
 listing() { (cd "$1" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort | tr '\n' ' '); }

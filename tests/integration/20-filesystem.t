@@ -19,6 +19,8 @@ nsf -- sh -c 'echo hi > /etc/nsfence-test-x'
 like "$ERR" 'Read-only file system' "writing into /etc fails with EROFS"
 ok $([ ! -e /etc/nsfence-test-x ] && echo 0 || echo 1) "nothing appeared in /etc"
 
+meta_writes_refused "a file outside the write roots" ../outside/target
+
 nsf -- sh -c 'echo kept > ./x && mkdir sub && echo deep > sub/y'
 is "$RC" 0 "writes inside the working directory succeed"
 is "$(cat x):$(cat sub/y)" "kept:deep" "writes inside persist after exit"
@@ -94,6 +96,7 @@ nsf --deny-write protected.txt -- sh -c 'echo ran; echo evil > protected.txt'
 is "$OUT" "ran" "the command ran (deny_write)"
 like "$ERR" 'Read-only file system' "a deny_write file inside a write root is read-only"
 is "$(cat protected.txt)" "keep" "the denied file is unchanged"
+meta_writes_refused "a deny_write file in a write root" protected.txt --deny-write protected.txt
 
 nsf --deny-write not-yet.txt -- sh -c 'echo ran; echo evil > not-yet.txt'
 is "$OUT" "ran" "the command ran (deny_write of a missing path)"

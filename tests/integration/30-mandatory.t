@@ -46,6 +46,12 @@ for level in 0 1 2 3; do
 done
 rm -rf a .[!.]* 2>/dev/null
 
+# Nor their metadata: Landlock covers none of chmod, chown, utimes or xattrs.
+echo original > .bashrc && mkdir -p .git/hooks && echo original > .git/hooks/pre-commit
+meta_writes_refused ".bashrc at the top of a write root" .bashrc
+meta_writes_refused "a git hook" .git/hooks/pre-commit
+rm -rf .bashrc .git
+
 # --- names that do not exist yet ------------------------------------------------
 before=$(listing "$w")
 script="echo ran"
