@@ -121,14 +121,19 @@ $(B)/fuzz/%.fuzz: fuzz/fuzz_%.c fuzz/fuzz.h $(LIB_SRCS) $(GEN)/seccomp_bpf.inc
 	$(CLANG) -std=gnu11 -D_GNU_SOURCE -I. -I$(B)/gen $(DEPS_CFLAGS) -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_$*.c $(LIB_SRCS) $(DEPS_LIBS)
 
-# Which binaries the integration suite runs against, and as whom.
-VARIANTS ?= dyn asan static
+# Which binaries the integration suite runs against, and as whom. `ll` is
+# the normal build in Landlock mode (--mode landlock on every run, see
+# tests/leg), only for the test files with a "# modes: landlock" line: the
+# other engine under the same checks, without a second build of its own.
+VARIANTS ?= dyn asan static ll
 LEGS     ?= root user
 TAP_DIR   = $(B)/tap
 
 variant_bin_dyn    = nsfence
 variant_bin_asan   = $(B)/asan/nsfence
 variant_bin_static = nsfence-static
+variant_bin_ll     = nsfence
+LL_TESTS          := $(shell grep -l '^\# modes: .*landlock' $(INTEG_TESTS) 2>/dev/null)
 
 test-build: nsfence nsfence-static $(foreach v,$(VARIANTS),$(variant_bin_$(v))) $(UNIT_BINS) $(HELPER_BINS) $(REPLAY_BINS)
 
@@ -140,10 +145,12 @@ tap-wrappers: test-build
 	@for f in $(FUZZ_NAMES); do \
 	    printf '#!/bin/sh\nexec %s %s\n' "$(CURDIR)/$(B)/fuzz/replay_$$f" "$(CURDIR)/fuzz/corpus/$$f" \
 	        > $(TAP_DIR)/fuzz-$$f.t; done
-	@for v in $(VARIANTS); do for l in $(LEGS); do for t in $(INTEG_TESTS); do \
+	@for v in $(VARIANTS); do for l in $(LEGS); do \
+	    case $$v in ll) tests="$(LL_TESTS)"; env="env NF_MODE=landlock ";; *) tests="$(INTEG_TESTS)"; env="";; esac; \
+	    for t in $$tests; do \
 	    n=$$(basename $$t .t); \
-	    case $$v in dyn) bin=nsfence;; asan) bin=$(B)/asan/nsfence;; static) bin=nsfence-static;; esac; \
-	    printf '#!/bin/sh\nexec %s/tests/leg %s %s/%s %s/%s\n' "$(CURDIR)" $$l "$(CURDIR)" $$bin "$(CURDIR)" $$t \
+	    case $$v in dyn|ll) bin=nsfence;; asan) bin=$(B)/asan/nsfence;; static) bin=nsfence-static;; esac; \
+	    printf '#!/bin/sh\nexec %s%s/tests/leg %s %s/%s %s/%s\n' "$$env" "$(CURDIR)" $$l "$(CURDIR)" $$bin "$(CURDIR)" $$t \
 	        > $(TAP_DIR)/$$v-$$l-$$n.t; done; done; done
 	@chmod +x $(TAP_DIR)/*.t
 
