@@ -2,6 +2,7 @@
 # Mandatory denies: files that run code later, outside the sandbox, are
 # read-only wherever they exist within mandatory_deny_depth levels of a write
 # root, and at the top of a write root cannot be created either.
+# modes: landlock
 . "$(dirname "$0")/lib.sh"
 
 files=".bashrc .bash_profile .zshrc .zprofile .profile .gitconfig .gitmodules .ripgreprc .mcp.json"
@@ -85,7 +86,12 @@ if command -v git >/dev/null; then
     nsf -- sh -c 'echo ran; mv .git moved'
     is "$OUT" "ran" "the command ran (mv .git)"
     ok $([ -d .git ] && [ ! -e moved ] && echo 0 || echo 1) "mv .git x fails, so the protected paths cannot be moved aside"
-    like "$ERR" 'busy' "mv .git fails with EBUSY"
+    if in_landlock; then
+        # no mount to be busy: the supervisor refuses the rename
+        like "$ERR" 'Read-only file system' "mv .git fails with EROFS"
+    else
+        like "$ERR" 'busy' "mv .git fails with EBUSY"
+    fi
     rm -rf .git
 fi
 
@@ -111,6 +117,7 @@ ln -s dotfiles/bashrc .bashrc
 nsf -- sh -c 'echo ran; echo evil >> .bashrc; rm -f .bashrc; echo evil > .bashrc'
 is "$OUT" "ran" "the command ran (symlinked .bashrc)"
 is "$(cat dotfiles/bashrc)" "original" "the target of a symlinked .bashrc is protected"
+landlock_bug "a protected name that is a symlink can be unlinked, and the name then created"
 ok $([ -L .bashrc ] && echo 0 || echo 1) "the .bashrc symlink itself cannot be removed or replaced"
 rm -rf dotfiles .bashrc
 
@@ -121,6 +128,7 @@ ln -s ../shared a/.claude
 nsf -- sh -c 'echo ran; echo evil > .claude/commands/x.md; echo evil > a/.claude/commands/y.md; rm .claude; mkdir -p .claude/commands; echo evil > .claude/commands/z.md'
 is "$OUT" "ran" "a symlinked .claude does not break the run"
 is "$(ls -A shared/commands | tr '\n' ' ')" "" "nothing can be written under a symlinked .claude/commands"
+landlock_bug "a symlink above a protected directory (.claude -> shared) can be unlinked, and .claude/commands/x then created"
 ok $([ -L .claude ] && echo 0 || echo 1) "the .claude symlink cannot be replaced"
 rm -rf shared .claude a
 mkdir -p realgit/hooks proj
