@@ -3,6 +3,7 @@
 # in its session keyring (Kerberos ccaches live there) can be neither read
 # nor changed from inside, and a second procfs mounted elsewhere in the host
 # tree (a chroot's /proc) does not show the host's processes.
+# modes: landlock
 
 # The whole file runs in a private session keyring of its own, so the keys it
 # adds die with it. keyctl announces the join on stderr: dropped.
@@ -52,6 +53,7 @@ is "$(printf '%s\n' "$OUT" | grep -c 'Operation not permitted')" 12 "each with E
 like "$OUT" 'possessed=0' "the sandbox does not hold the caller's session keyring (/proc/keys)"
 is "$(grep -c nsfence-test /proc/keys)" 1 "control: /proc/keys lists the caller's key by name"
 nsf -- sh -c 'echo ran; cat /proc/keys /proc/key-users | wc -c'
+landlock_bug "table gap: /proc/keys lists the caller's keys by name (no procfs of the sandbox's own); no row says so"
 is "$(echo $OUT)" "ran 0" "inside, /proc/keys and /proc/key-users list nothing (no names, no sizes)"
 is "$(keyctl print "$key" 2>&1)" "$secret" "the key on the host still holds the secret"
 is "$(keyctl search @s user nsfence-test 2>&1)" "$key" "and is still in the caller's session keyring"
@@ -146,6 +148,7 @@ like "$OUT" '^processes=[1-9][0-9]* canary=1$' \
 in_procns "$NSFENCE" -- sh -c "$look"
 like "$OUT" '^ran$' "the command ran (second procfs)"
 
+absent_in_landlock "process visibility"
 like "$OUT" '^processes=0 ' "inside, $p lists no process"
 like "$OUT" ' canary=0$' "inside, no command line shows through $p"
 unset P CANARY
