@@ -3,6 +3,7 @@
 # only listed domains. Real upstream servers in a network namespace of the
 # harness's own, real names (a private /etc/hosts), real clients.
 # fixture: network
+# modes: landlock
 . "$(dirname "$0")/lib.sh"
 
 raw="$NF_HELPERS/rawtcp"
@@ -169,6 +170,43 @@ like "$OUT" 'rc=[1-9]' "a client ignoring the proxy variables gets nowhere"
 nsf --no-network -- sh -c 'echo "proxy=${HTTP_PROXY:-none}"; curl -sS -m 3 http://127.0.0.1:3128/ 2>&1 | head -1'
 like "$OUT" 'proxy=none' "--no-network sets no proxy variables"
 like "$OUT" 'Connection refused|Failed to connect' "--no-network has no endpoints"
+
+# --- nor do the host's own services -----------------------------------------------
+# In Landlock mode the command shares the host's network namespace: a
+# service on the host's loopback is one connect() away unless the
+# supervisor redirects or refuses it. Whatever the command tries, nothing
+# reaches a listener on the host's 127.0.0.1.
+ext_proxy_start "$d"
+mkfifo "$d/udp.ready"
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+s.recv(100)
+open(sys.argv[1], "a").write("datagram\n")' "$d/udp.log" > "$d/udp.ready" &
+udp_pid=$!
+udp_port=""
+read -r -t 20 udp_port < "$d/udp.ready" || true
+ok $([ -n "$ext_port" ] && [ -n "$udp_port" ] && echo 0 || echo 1) "control: TCP and UDP listeners on the host's 127.0.0.1"
+probe='"$0" connect 127.0.0.1 "$1"
+curl -sS -m 5 -x "http://127.0.0.1:$1" http://allowed.test/ 2>&1 | head -1
+python3 -c "import socket, sys
+socket.socket().sendto(b\"GET / HTTP/1.0\r\n\r\n\", socket.MSG_FASTOPEN, (\"127.0.0.1\", int(sys.argv[1])))" "$1" 2>&1 | tail -1
+python3 -c "import socket, sys
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", int(sys.argv[1])))" "$2" 2>&1 | tail -1
+echo ran'
+nsf $A -- sh -c "$probe" "$NF_HELPERS/nfnet" "$ext_port" "$udp_port"
+like "$OUT" 'ran$' "the command ran (the host's loopback)"
+unlike "$OUT" '^connected' "a connect to a service on the host's 127.0.0.1 fails"
+is "$(cat "$ext_log")" "" "nothing reached the host's TCP listener (connect, a proxy of the command's, TCP Fast Open)"
+is "$(cat "$d/udp.log" 2>/dev/null)" "" "no datagram reached the host's UDP listener"
+sh -c "$probe" "$NF_HELPERS/nfnet" "$ext_port" "$udp_port" >/dev/null 2>&1
+for _ in $(seq 50); do [ -s "$d/udp.log" ] && break; sleep 0.1; done
+is "$(grep -c . "$ext_log"):$(cat "$d/udp.log" 2>/dev/null)" "2:datagram" \
+    "control: outside nsfence the same tries reach both listeners"
+kill "$ext_pid" "$udp_pid" 2>/dev/null
+wait "$ext_pid" "$udp_pid" 2>/dev/null
+rm -f "$d"/ext.* "$d"/udp.*
 
 # --- environment -------------------------------------------------------------------
 nsf -- sh -c 'for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY all_proxy GRPC_PROXY NO_PROXY no_proxy FTP_PROXY RSYNC_PROXY DOCKER_HTTP_PROXY DOCKER_HTTPS_PROXY CLOUDSDK_PROXY_TYPE CLOUDSDK_PROXY_ADDRESS CLOUDSDK_PROXY_PORT NODE_USE_ENV_PROXY SANDBOX_RUNTIME; do printenv $v; done'
