@@ -52,6 +52,8 @@ static const char *ename(int e)
         return "EIO";
     case ENOTTY:
         return "ENOTTY";
+    case EROFS:
+        return "EROFS";
     default: {
         static char buf[32];
 
