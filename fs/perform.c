@@ -662,8 +662,18 @@ void fs_perform(const struct fs_perform_ctx *c, const struct wreq *rq, int root,
         break;
     case WREQ_RENAME:
         rc = moves(c, &s[0], true, out);
-        if (rc == 0)
+        if (rc == -EROFS) {
+            /* Both names are reported when both are refused, as the
+             * observer does in namespace mode. */
+            struct wresp second = { 0 };
+
+            if (moves(c, &s[1], false, &second) == -EROFS) {
+                out->verdict2 = second.verdict;
+                snprintf(out->path2, sizeof(out->path2), "%s", second.path);
+            }
+        } else if (rc == 0) {
             rc = moves(c, &s[1], false, out);
+        }
         if (rc == 0)
             rc = renameat2(s[0].parent, s[0].name, s[1].parent, s[1].name, rq->flags) < 0 ? -errno
                                                                                           : 0;

@@ -880,10 +880,16 @@ static void on_helper(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
                                  "a terminal the command did not open", (pid_t)pe->pid);
             }
         }
+        r.path2[sizeof(r.path2) - 1] = '\0';
         if (r.verdict != WREQ_DONE && r.verdict != WREQ_PTY && s->cfg.report_files)
             vio_add_file(s->cfg.violations, pe->sys->name, r.path,
                          r.verdict == WREQ_PROTECTED ? "a protected path"
                                                      : "outside the write roots",
+                         (pid_t)pe->pid);
+        if (r.path2[0] && s->cfg.report_files)
+            vio_add_file(s->cfg.violations, pe->sys->name, r.path2,
+                         r.verdict2 == WREQ_PROTECTED ? "a protected path"
+                                                      : "outside the write roots",
                          (pid_t)pe->pid);
         if (fd >= 0) {
             struct seccomp_notif_addfd add = { .id = pe->id,

@@ -60,6 +60,9 @@ size_t lmode_table(int abi, struct lmode_row *out, size_t max)
         { "private /tmp", LMODE_PARTIAL,
           "TMPDIR is a private directory removed after the run; /tmp itself is the host's, "
           "not writable" },
+        { "a minimal /dev", abi >= 1 ? LMODE_PARTIAL : LMODE_ABSENT,
+          "only null, zero, full, random, urandom, tty, ptmx, shm and the command's own terminal "
+          "open; the names of the host's other devices stay listable" },
         { "process visibility", LMODE_ABSENT,
           "other processes are visible in /proc, and /proc/keys names the caller's keys (the "
           "keyring calls themselves are refused)" },

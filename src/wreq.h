@@ -68,4 +68,7 @@ struct wresp {
     int32_t result; /* >= 0, or -errno */
     uint32_t verdict;
     char path[PATH_MAX]; /* what was judged, as the kernel names it */
+    /* A rename's second path, when it too was refused ("" otherwise). */
+    uint32_t verdict2;
+    char path2[PATH_MAX];
 };

@@ -117,7 +117,6 @@ ln -s dotfiles/bashrc .bashrc
 nsf -- sh -c 'echo ran; echo evil >> .bashrc; rm -f .bashrc; echo evil > .bashrc'
 is "$OUT" "ran" "the command ran (symlinked .bashrc)"
 is "$(cat dotfiles/bashrc)" "original" "the target of a symlinked .bashrc is protected"
-landlock_bug "a protected name that is a symlink can be unlinked, and the name then created"
 ok $([ -L .bashrc ] && echo 0 || echo 1) "the .bashrc symlink itself cannot be removed or replaced"
 rm -rf dotfiles .bashrc
 
@@ -128,7 +127,6 @@ ln -s ../shared a/.claude
 nsf -- sh -c 'echo ran; echo evil > .claude/commands/x.md; echo evil > a/.claude/commands/y.md; rm .claude; mkdir -p .claude/commands; echo evil > .claude/commands/z.md'
 is "$OUT" "ran" "a symlinked .claude does not break the run"
 is "$(ls -A shared/commands | tr '\n' ' ')" "" "nothing can be written under a symlinked .claude/commands"
-landlock_bug "a symlink above a protected directory (.claude -> shared) can be unlinked, and .claude/commands/x then created"
 ok $([ -L .claude ] && echo 0 || echo 1) "the .claude symlink cannot be replaced"
 rm -rf shared .claude a
 mkdir -p realgit/hooks proj

@@ -277,7 +277,6 @@ nsf -- sh -c 'mkdir -p a/b/c/d && git init -q a/b && echo "gitdir: /x" > a/.git 
 is "$OUT" "ran" "the command ran (nested .git)"
 like "$ERR" "created git-repository $top/p/a/b/.git \(git run there will obey" "a .git made below the top is reported, with what it means"
 like "$ERR" "created git-repository $top/p/a/.git " "a .git file too"
-landlock_bug "a .git made deeper than mandatory_deny_depth is not reported"
 like "$ERR" "created git-repository $top/p/a/b/c/d/.git " "and one deeper than the scan"
 nsf --no-monitor -- sh -c 'git init -q x; echo ran'
 like "$ERR" "created git-repository $top/p/x/.git " "without the observer, the scan after the run still sees it"
@@ -348,7 +347,6 @@ ok $([ -e "$top/control4/.claude/commands/x.md" ] && echo 0 || echo 1) "control:
 ln -s loopa .claude && ln -s .claude loopa
 nsf -- sh -c "$cycle"
 is "$OUT" "ran" "the command ran (.claude cycle)"
-landlock_bug "a symlink in a .claude cycle can be unlinked, and loopa/commands/x.md then created through .claude"
 ok $([ -L loopa ] && [ -L .claude ] && [ ! -e .claude/commands ] && echo 0 || echo 1) \
     "the links of the cycle stay as they were: nothing is reachable through .claude"
 nsf -- sh -c 'cat .claude 2>&1 | wc -c; ls -la .claude'
