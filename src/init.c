@@ -407,15 +407,16 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     _exit(code == ENOENT ? 127 : 126);
 }
 
+/* Landlock mode: init sweeps instead of a PID namespace's end; the run's
+ * private TMPDIR, which the host side removes after the run, init removes
+ * when the host side is killed. */
+static bool landlock_sweep;
+static const char *landlock_tmpdir;
+
 /* The command is gone: everything else in the sandbox goes too, now, then
  * the host side hears the status from us before we exit. Our own exit
  * (tearing down the namespaces, mounts and all) then overlaps with the host
  * side's teardown instead of delaying it. */
-static bool landlock_sweep;
-/* Landlock mode: the run's private TMPDIR, which the host side removes after
- * the run; when the host side is killed, init does. */
-static const char *landlock_tmpdir;
-
 static _Noreturn void finish(int status, int status_fd)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
