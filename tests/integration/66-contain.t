@@ -6,6 +6,7 @@
 # landlock (or auto) runs the command confined without them; Podman's allows
 # them, and nsfence works there in namespace mode.
 # fixture: seccomp-profiles
+# fixture: network
 . "$(dirname "$0")/lib.sh"
 
 # tests/leg copies them from .deps/profiles, where make deps extracts them
@@ -103,6 +104,18 @@ like "$ERR" '^nsfence: Landlock mode \(ABI [0-9]+\), weaker than namespaces: ' "
 like "$ERR" '^deny network-outbound example.org:443 \(host is not on the allow list\)$' \
     "the violation block names the refused host"
 like "$ERR" '^mode landlock ' "and the mode"
+mkdir secret && echo s3cret > secret/key && echo public > pub
+run "$contain" "$docker_profile" "$NSFENCE" --mode landlock --deny-read "$w/secret" --allow-domain allowed.test -- sh -c '
+    echo ran; cat pub; cat secret/key || echo refused-read
+    curl -sS http://allowed.test/index.html
+    curl -sSk https://allowed.test/index.html
+    curl -sS --noproxy "*" -m 5 http://allowed.test/index.html || echo refused-direct'
+matches "$OUT" '^ran
+public
+refused-read
+hello from upstream
+hello from upstream
+refused-direct$' "under Docker's profile: a denied read refused, an allowed domain reached through the proxy (HTTP and HTTPS), never directly"
 run "$contain" "$docker_profile" "$NSFENCE" --mode auto -v -- sh -c 'echo ran'
 is "$RC:$OUT" "0:ran" "under Docker's profile, --mode auto runs the command"
 like "$ERR" '^nsfence: --mode auto: user namespaces are refused here: Landlock mode$' "in Landlock mode"
