@@ -615,17 +615,47 @@ skip_absent "nothing may listen (no network namespace to listen in)" "a server i
 # ============================================================================
 # Failing closed: the helper gone, a FIFO that blocks.
 # ============================================================================
-ll -- sh -c "kill -9 \$($att helper-mem 2>/dev/null | sed -n 's/^helper-mem found pid //p'); sleep 0.2; echo x > after 2>/dev/null; echo write=\$?; echo ran"
-is "$OUT" "write=2
-ran" "with its helper killed, the command runs on and every write is refused (fails closed)"
+# The helper is in the command's domain, one layer above it: the command
+# cannot signal it (Landlock scoping), so it cannot stop or kill what
+# performs its writes.
+ll -- sh -c "h=\$($att helper-mem 2>/dev/null | sed -n 's/^helper-mem found pid //p'); kill -9 \$h 2>/dev/null; echo kill=\$?; kill -STOP \$h 2>/dev/null; echo stop=\$?; echo x > after; echo write=\$?"
+is "$OUT" "kill=1
+stop=1
+write=0" "the command can neither kill nor stop its helper, and writes go on"
+rm -f after
+# Started from outside, then: the helper killed, the command runs on and
+# every write is refused; the helper stopped, the writes wait and the
+# host side's event loop (the proxy) does not.
+helper_of() { # helper_of CMD_PID: the other child of the command's init
+    local init
+    init=$(ps -o ppid= -p "$1" | tr -d ' ')
+    pgrep -P "$init" | grep -vx "$1" | head -1
+}
+wait_for() { for _ in $(seq 200); do [ -s "$1" ] && grep -q "$2" "$1" && return 0; sleep 0.05; done; return 1; }
+"$NSFENCE" --mode landlock -- sh -c 'echo $$ > cmd.pid; while [ ! -e go ]; do sleep 0.05; done; echo x > after 2>/dev/null; echo write=$?; echo ran' >out.txt 2>/dev/null &
+bg=$!
+wait_for cmd.pid .
+kill -9 "$(helper_of "$(cat cmd.pid)")"
+touch go
+wait "$bg"
+is "$(cat out.txt)" "write=2
+ran" "with its helper killed from outside, the command runs on and every write is refused (fails closed)"
 ok $([ ! -e after ] && echo 0 || echo 1) "nothing was written"
-# A helper the command stopped (it is in the command's domain) holds the
-# writes, never the host side's event loop: the proxy still answers.
-ll -- sh -c "h=\$($att helper-mem 2>/dev/null | sed -n 's/^helper-mem found pid //p'); kill -STOP \$h
-for i in \$(seq 60); do (echo x > f\$i) 2>/dev/null & done
-sleep 1; timeout 10 curl -sS -i http://other.test/ | head -1; kill -CONT \$h; wait; ls f* | wc -l"
-is "$(printf '%s\n' "$OUT" | tr -d '\r')" "HTTP/1.1 403 Forbidden
-60" "with the helper stopped and 60 writes waiting on it, the proxy still answers; the writes finish when it resumes"
+rm -f cmd.pid go out.txt
+"$NSFENCE" --mode landlock -- sh -c 'echo $$ > cmd.pid; while [ ! -e go ]; do sleep 0.05; done
+for i in $(seq 60); do (echo x > f$i) 2>/dev/null & done
+sleep 1; timeout 10 curl -sS -i http://other.test/ | head -1; wait; ls f* | wc -l' >out.txt 2>/dev/null &
+bg=$!
+wait_for cmd.pid .
+h=$(helper_of "$(cat cmd.pid)")
+kill -STOP "$h"
+touch go
+wait_for out.txt HTTP
+kill -CONT "$h"
+wait "$bg"
+is "$(tr -d '\r' < out.txt)" "HTTP/1.1 403 Forbidden
+60" "with the helper stopped from outside and 60 writes waiting on it, the proxy still answers; the writes finish when it resumes"
+rm -f cmd.pid go out.txt
 rm -f f*
 ll -- sh -c 'mkfifo p || exit; (echo x > p; echo fifo=$? >> log) & sleep 0.5; echo y > other && echo other >> log; cat p >> log; wait; cat log'
 is "$(printf '%s\n' "$OUT" | head -1):$(printf '%s\n' "$OUT" | sort | tr '\n' ' ')" "other:fifo=0 other x " \
@@ -635,7 +665,7 @@ rm -f p other log
 # ============================================================================
 # Nothing outlives nsfence; TMPDIR is private and goes with the run.
 # ============================================================================
-ll -- sh -c 'echo "$TMPDIR"; stat -c "%a %U" "$TMPDIR"; echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; (setsid sh -c "sleep 300 & echo \$! > daemon1" &); sleep 0.2'
+ll -- sh -c 'echo "$TMPDIR"; stat -c "%a %U" "$TMPDIR"; echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; (setsid sh -c "sleep 300 & echo \$! > daemon1" &); for i in $(seq 200); do [ -s daemon1 ] && break; sleep 0.05; done'
 tmp=$(printf '%s\n' "$OUT" | head -1)
 like "$tmp" "^$d/tmp/nsfence-" "TMPDIR is a directory of the run's own, in nsfence's TMPDIR"
 is "$(printf '%s\n' "$OUT" | sed -n 2,3p | tr '\n' ' ')" "700 $(id -un) x " "private (0700, the caller's) and writable"
