@@ -376,17 +376,6 @@ int fs_ll_scope_below(const struct fs_ll_plan *p, struct nf_err *err)
     return 0;
 }
 
-/* Length of the longest of v that abs lies within; -1: none. */
-static ssize_t deepest(char *const *v, size_t n, const char *abs)
-{
-    ssize_t best = -1;
-
-    for (size_t i = 0; i < n; i++)
-        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
-            best = (ssize_t)strlen(v[i]);
-    return best;
-}
-
 /* A protected name that is a symlink (its target is protected on its own):
  * the plan binds it onto itself, so in namespace mode it can be neither
  * removed nor replaced; it is in no list. within: abs lies within it;
@@ -417,14 +406,15 @@ bool fs_ll_writable(const struct fs_plan *fp, const char *tmpdir, const char *ab
         return false;
     if (fp->unrestricted)
         return true;
-    if (deepest(fp->protected_paths, fp->n_protected, abs) >= 0 || protected_link(fp, abs, true))
+    if (pol_path_deepest(fp->protected_paths, fp->n_protected, abs) >= 0 ||
+        protected_link(fp, abs, true))
         return false;
     if (tmpdir && pol_path_within(abs, tmpdir))
         return true;
-    rw = deepest(fp->write_roots, fp->n_write_roots, abs);
-    ro = deepest(fp->read_only, fp->n_read_only, abs);
-    if (deepest(fp->scratch, fp->n_scratch, abs) > ro)
-        ro = deepest(fp->scratch, fp->n_scratch, abs);
+    rw = pol_path_deepest(fp->write_roots, fp->n_write_roots, abs);
+    ro = pol_path_deepest(fp->read_only, fp->n_read_only, abs);
+    if (pol_path_deepest(fp->scratch, fp->n_scratch, abs) > ro)
+        ro = pol_path_deepest(fp->scratch, fp->n_scratch, abs);
     return rw >= 0 && rw > ro;
 }
 

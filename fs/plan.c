@@ -1406,30 +1406,19 @@ out:
     return rc;
 }
 
-/* The length of the longest of v[] that holds abs, or -1. */
-static ssize_t deepest(char *const *v, size_t n, const char *abs)
-{
-    ssize_t best = -1;
-
-    for (size_t i = 0; i < n; i++)
-        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
-            best = (ssize_t)strlen(v[i]);
-    return best;
-}
-
 bool fs_plan_writable(const struct fs_plan *plan, const char *abs)
 {
     ssize_t rw, ro;
 
     if (plan->unrestricted)
         return true;
-    if (deepest(plan->protected_paths, plan->n_protected, abs) >= 0)
+    if (pol_path_deepest(plan->protected_paths, plan->n_protected, abs) >= 0)
         return false;
-    rw = deepest(plan->write_roots, plan->n_write_roots, abs);
-    ro = deepest(plan->scratch, plan->n_scratch, abs);
+    rw = pol_path_deepest(plan->write_roots, plan->n_write_roots, abs);
+    ro = pol_path_deepest(plan->scratch, plan->n_scratch, abs);
     if (ro > rw)
         rw = ro;
-    ro = deepest(plan->read_only, plan->n_read_only, abs);
+    ro = pol_path_deepest(plan->read_only, plan->n_read_only, abs);
     if (rw >= 0 || ro >= 0)
         return rw > ro; /* same path: the read-only op came after */
     return pol_path_within(abs, "/tmp");

@@ -94,21 +94,46 @@ static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned
 #define EQ32(i, v) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, 0xffffffffu, (v))
 #define BIT(i, b)  SCMP_CMP((i), SCMP_CMP_MASKED_EQ, (b), (b))
 
+/* io_uring opens sockets without socket(2), and in Landlock mode performs
+ * opens, renames, links and xattrs that no seccomp filter sees. */
+static int build_io_uring(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+
+    if (rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
+        rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0)
+        return -1;
+    return 0;
+}
+
 static int build_unix(scmp_filter_ctx ctx, struct nf_err *err)
 {
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* A unix socket reaches whatever listens on the host's file system and
      * abstract namespace; a vsock reaches the hypervisor past the network
-     * namespace; io_uring can open sockets without socket(2). socketpair
-     * stays: it reaches nothing outside. */
+     * namespace. socketpair stays: it reaches nothing outside. */
     struct scmp_arg_cmp unix_ = EQ32(0, AF_UNIX), vsock = EQ32(0, AF_VSOCK);
 
     if (rule(ctx, eperm, "socket", 1, &unix_, err) < 0 ||
-        rule(ctx, eperm, "socket", 1, &vsock, err) < 0 ||
-        rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
-        rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
-        rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0)
+        rule(ctx, eperm, "socket", 1, &vsock, err) < 0)
         return -1;
+    return build_io_uring(ctx, err);
+}
+
+/* USER_NOTIF on open and openat only when the flags ask for writing:
+ * reads are free. */
+static int notify_write_opens(scmp_filter_ctx ctx, struct nf_err *err)
+{
+    static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(write_bits); i++) {
+        struct scmp_arg_cmp at = BIT(2, write_bits[i]), plain = BIT(1, write_bits[i]);
+
+        if (rule(ctx, SCMP_ACT_NOTIFY, "openat", 1, &at, err) < 0 ||
+            rule(ctx, SCMP_ACT_NOTIFY, "open", 1, &plain, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -176,21 +201,10 @@ static int build_observer(scmp_filter_ctx ctx, struct nf_err *err)
         "rename",  "renameat", "renameat2", "chmod",   "fchmodat",  "fchmodat2", "chown",
         "lchown",  "fchownat", "utime",     "utimes",  "utimensat",
     };
-    static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
-    const uint32_t notify = SCMP_ACT_NOTIFY;
-
     for (size_t i = 0; i < NF_ARRAY_SIZE(always); i++)
-        if (rule(ctx, notify, always[i], 0, NULL, err) < 0)
+        if (rule(ctx, SCMP_ACT_NOTIFY, always[i], 0, NULL, err) < 0)
             return -1;
-    /* open and openat only when the flags ask for writing: reads are free. */
-    for (size_t i = 0; i < NF_ARRAY_SIZE(write_bits); i++) {
-        struct scmp_arg_cmp at = BIT(2, write_bits[i]), plain = BIT(1, write_bits[i]);
-
-        if (rule(ctx, notify, "openat", 1, &at, err) < 0 ||
-            rule(ctx, notify, "open", 1, &plain, err) < 0)
-            return -1;
-    }
-    return 0;
+    return notify_write_opens(ctx, err);
 }
 
 /* Landlock mode: no network namespace and no mounts, so the supervisor
@@ -209,7 +223,6 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
         "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat",
         "connect",
     };
-    static const unsigned write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
     /* chattr's flags and the project quota: an owner may set them on a file
      * open read-only. */
     static const unsigned long attr_ioctls[] = {
@@ -223,13 +236,8 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
     for (size_t i = 0; i < NF_ARRAY_SIZE(always); i++)
         if (rule(ctx, notify, always[i], 0, NULL, err) < 0)
             return -1;
-    for (size_t i = 0; i < NF_ARRAY_SIZE(write_bits); i++) {
-        struct scmp_arg_cmp at = BIT(2, write_bits[i]), plain = BIT(1, write_bits[i]);
-
-        if (rule(ctx, notify, "openat", 1, &at, err) < 0 ||
-            rule(ctx, notify, "open", 1, &plain, err) < 0)
-            return -1;
-    }
+    if (notify_write_opens(ctx, err) < 0)
+        return -1;
     /* openat2's flags are in memory the filter cannot read: ENOSYS, and
      * libc falls back to openat. */
     if (rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NULL, err) < 0 ||
@@ -287,14 +295,6 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
                 return -1;
         }
     }
-    /* io_uring performs opens, renames, links, xattrs and connects that no
-     * seccomp filter sees: inside a write root it would write a protected
-     * name past the supervisor. Refused here whatever the unix-socket
-     * setting (build_unix refuses it only with unix sockets blocked). */
-    if (!o->unix_block && (rule(ctx, eperm, "io_uring_setup", 0, NULL, err) < 0 ||
-                           rule(ctx, eperm, "io_uring_enter", 0, NULL, err) < 0 ||
-                           rule(ctx, eperm, "io_uring_register", 0, NULL, err) < 0))
-        return -1;
     return 0;
 }
 
@@ -327,8 +327,10 @@ static scmp_filter_ctx new_ctx(enum sc_filter f, const struct sc_options *o, str
                 rc = build_observer(ctx, err);
             break;
         case SC_FILTER_SUPERVISED:
-            if (o->unix_block)
-                rc = build_unix(ctx, err);
+            /* io_uring refused whatever the unix-socket setting: inside a
+             * write root it would write a protected name past the
+             * supervisor. */
+            rc = o->unix_block ? build_unix(ctx, err) : build_io_uring(ctx, err);
             if (rc == 0)
                 rc = build_namespaces(ctx, o, err);
             if (rc == 0)

@@ -116,17 +116,6 @@ static bool always_writable(const char *p)
     return false;
 }
 
-/* The length of the longest of v[] that holds abs, or -1. */
-static ssize_t deepest(char *const *v, size_t n, const char *abs)
-{
-    ssize_t best = -1;
-
-    for (size_t i = 0; i < n; i++)
-        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
-            best = (ssize_t)strlen(v[i]);
-    return best;
-}
-
 enum sc_verdict sc_classify(const struct sc_observer_config *cfg, const char *abs)
 {
     ssize_t rw, ro;
@@ -136,11 +125,11 @@ enum sc_verdict sc_classify(const struct sc_observer_config *cfg, const char *ab
             return SC_PROTECTED;
     /* The deepest of the mounts holding abs decides: a carve-out inside a
      * masked directory is read-only, a write root inside it writable. */
-    rw = deepest(cfg->write_roots, cfg->n_write_roots, abs);
-    ro = deepest(cfg->scratch, cfg->n_scratch, abs);
+    rw = pol_path_deepest(cfg->write_roots, cfg->n_write_roots, abs);
+    ro = pol_path_deepest(cfg->scratch, cfg->n_scratch, abs);
     if (ro > rw)
         rw = ro;
-    ro = deepest(cfg->read_only, cfg->n_read_only, abs);
+    ro = pol_path_deepest(cfg->read_only, cfg->n_read_only, abs);
     if (rw >= 0 || ro >= 0)
         return rw > ro ? SC_ALLOWED : SC_OUTSIDE;
     return always_writable(abs) ? SC_ALLOWED : SC_OUTSIDE;

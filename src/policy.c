@@ -244,3 +244,13 @@ const char *pol_mode_name(enum pol_mode m)
     }
     return "?";
 }
+
+ssize_t pol_path_deepest(char *const *v, size_t n, const char *abs)
+{
+    ssize_t best = -1;
+
+    for (size_t i = 0; i < n; i++)
+        if (pol_path_within(abs, v[i]) && (ssize_t)strlen(v[i]) > best)
+            best = (ssize_t)strlen(v[i]);
+    return best;
+}

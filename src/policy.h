@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "src/err.h"
 
@@ -141,6 +142,10 @@ void pol_strv_free(struct pol_strv *sv);
  * `~` without an absolute home, or a result longer than outsz or PATH_MAX. */
 int pol_path_normalize(const char *in, const char *cwd, const char *home, char *out, size_t outsz,
                        struct nf_err *err);
+
+/* The length of the longest of v[] that holds abs (equal or an ancestor),
+ * or -1. Pure. */
+ssize_t pol_path_deepest(char *const *v, size_t n, const char *abs);
 
 /* True when path equals dir or lies beneath it (both normalised). */
 bool pol_path_within(const char *path, const char *dir);
