@@ -41,6 +41,18 @@ ok() { # ok CONDITION_STATUS DESCRIPTION
 }
 
 pass() { ok 0 "$@"; }
+
+# skip_file WHY: what the whole file needs is missing. CI installs and
+# provides everything (make deps first, a recent kernel): there it fails.
+skip_file() {
+    if [ -n "${CI:-}" ]; then
+        fail "$1"
+        done_testing
+        exit
+    fi
+    echo "1..0 # SKIP $1"
+    exit 0
+}
 fail() { ok 1 "$@"; }
 
 skip() { # skip REASON DESCRIPTION
