@@ -125,6 +125,8 @@ $(B)/fuzz/%.fuzz: fuzz/fuzz_%.c fuzz/fuzz.h $(LIB_SRCS) $(GEN)/seccomp_bpf.inc
 # the normal build in Landlock mode (--mode landlock on every run, see
 # tests/leg), only for the test files with a "# modes: landlock" line: the
 # other engine under the same checks, without a second build of its own.
+# A file with a "# builds: dyn asan" line runs only under those variants
+# (what it attacks is the same code in every build; CI's time is not).
 VARIANTS ?= dyn asan static ll
 LEGS     ?= root user
 TAP_DIR   = $(B)/tap
@@ -148,6 +150,8 @@ tap-wrappers: test-build
 	@for v in $(VARIANTS); do for l in $(LEGS); do \
 	    case $$v in ll) tests="$(LL_TESTS)"; env="env NF_MODE=landlock ";; *) tests="$(INTEG_TESTS)"; env="";; esac; \
 	    for t in $$tests; do \
+	    only=$$(sed -n 's/^# builds: //p' $$t); \
+	    case " $${only:-$$v} " in *" $$v "*) ;; *) continue;; esac; \
 	    n=$$(basename $$t .t); \
 	    case $$v in dyn|ll) bin=nsfence;; asan) bin=$(B)/asan/nsfence;; static) bin=nsfence-static;; esac; \
 	    printf '#!/bin/sh\nexec %s%s/tests/leg %s %s/%s %s/%s\n' "$$env" "$(CURDIR)" $$l "$(CURDIR)" $$bin "$(CURDIR)" $$t \

@@ -8,6 +8,7 @@
 # is safe, shows the same attack working without nsfence (the control).
 # Properties the mode does not have are skipped by name and counted.
 # fixture: network
+# builds: dyn asan
 . "$(dirname "$0")/lib.sh"
 
 att="$NF_HELPERS/llattack"
