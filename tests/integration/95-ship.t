@@ -76,8 +76,10 @@ if [ -x "$st" ] && [ -x "$bb" ]; then
     is "$(cat "$r/work/made" 2>/dev/null)" "inside" "and the working directory writable"
     ok $([ ! -e "$r/bin/evil" ] && echo 0 || echo 1) "nothing reached the root's /bin"
     if is_root; then
-        is "$(file -b "$st" | grep -o 'statically linked')" "statically linked" "file says the binary is statically linked"
-        like "$(ldd "$st" 2>&1)" 'not a dynamic executable' "ldd says it is not a dynamic executable"
+        like "$(file -b "$st")" 'pie executable, .*static-pie linked' \
+            "file says the binary is a static PIE (no loader, addresses randomised)"
+        like "$(ldd "$st" 2>&1)" 'statically linked' "ldd says it is statically linked"
+        like "$(file -b "$NF_TOP/nsfence" 2>/dev/null)" 'static-pie linked' "so is the normal build"
     fi
 else
     fail "nsfence-static and busybox are needed (make static; apt-get install busybox-static)"
