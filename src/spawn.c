@@ -97,43 +97,50 @@ static long sysctl_value(const char *path)
     return v;
 }
 
-static bool ubuntu_userns;
+/* The id maps, composed before the clone: between the clone and init's GO
+ * the host side only writes them, every page it touches there being a
+ * copy-on-write fault (init waits for them). */
+struct id_maps {
+    char uid[4096];
+    char gid[4096];
+    bool deny_setgroups;
+};
 
-static int write_maps(const struct run_plan *plan, pid_t pid, struct nf_err *err)
+static int compose_maps(const struct run_plan *plan, struct id_maps *m, struct nf_err *err)
+{
+    if (plan->idmap == RUN_IDMAP_MIRROR) {
+        m->deny_setgroups = false;
+        if (mirror_map("/proc/self/uid_map", m->uid, sizeof(m->uid), err) < 0)
+            return -1;
+        return mirror_map("/proc/self/gid_map", m->gid, sizeof(m->gid), err);
+    }
+    m->deny_setgroups = true;
+    snprintf(m->uid, sizeof(m->uid), "%u %u 1\n", plan->uid, getuid());
+    snprintf(m->gid, sizeof(m->gid), "%u %u 1\n", plan->gid, getgid());
+    return 0;
+}
+
+static int write_maps(const struct run_plan *plan, const struct id_maps *m, pid_t pid,
+                      struct nf_err *err)
 {
     char path[64];
-    char map[4096];
-    uid_t uid = getuid();
-    gid_t gid = getgid();
 
-    if (uid != 0 && sysctl_value("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-        ubuntu_userns = true;
-    if (plan->idmap == RUN_IDMAP_MIRROR) {
-        if (mirror_map("/proc/self/uid_map", map, sizeof(map), err) < 0)
+    if (m->deny_setgroups) {
+        snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+        if (write_file(path, "deny", err) < 0)
             return -1;
-        snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-        if (write_file(path, map, err) < 0) {
-            if (err->code == EPERM && caps_have(31 /* CAP_SETFCAP */) == 0)
-                return nf_err_hint(err, "mapping uid 0 into the sandbox needs CAP_SETFCAP, which "
-                                        "this process lacks; run nsfence as a regular user, or "
-                                        "give it CAP_SETFCAP (e.g. docker --cap-add SETFCAP)");
-            return -1;
-        }
-        if (mirror_map("/proc/self/gid_map", map, sizeof(map), err) < 0)
-            return -1;
-        snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-        return write_file(path, map, err);
     }
-    snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
-    if (write_file(path, "deny", err) < 0)
-        return -1;
     snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-    snprintf(map, sizeof(map), "%u %u 1\n", plan->uid, uid);
-    if (write_file(path, map, err) < 0)
+    if (write_file(path, m->uid, err) < 0) {
+        if (plan->idmap == RUN_IDMAP_MIRROR && err->code == EPERM &&
+            caps_have(31 /* CAP_SETFCAP */) == 0)
+            return nf_err_hint(err, "mapping uid 0 into the sandbox needs CAP_SETFCAP, which "
+                                    "this process lacks; run nsfence as a regular user, or "
+                                    "give it CAP_SETFCAP (e.g. docker --cap-add SETFCAP)");
         return -1;
+    }
     snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-    snprintf(map, sizeof(map), "%u %u 1\n", plan->gid, gid);
-    return write_file(path, map, err);
+    return write_file(path, m->gid, err);
 }
 
 /* A refused clone, with its likely cause and the fix. */
@@ -322,7 +329,7 @@ static void on_exit_ready(struct ev_loop *loop, struct ev_io *io, uint32_t reven
     ev_stop(loop);
 }
 
-static int run_sandbox(struct spawn_config *cfg, struct nf_err *err);
+static int run_sandbox(struct spawn_config *cfg, const struct id_maps *maps, struct nf_err *err);
 
 /* A send to init failed: init most likely failed first and said why before
  * it exited. Its own message, not our EPIPE, is what the user needs. */
@@ -365,6 +372,7 @@ static size_t results_size(const struct run_plan *plan)
 
 int spawn_run(struct spawn_config *cfg, struct nf_err *err)
 {
+    struct id_maps maps;
     int status;
 
     if (cfg->plan->die_with_parent) {
@@ -384,13 +392,18 @@ int spawn_run(struct spawn_config *cfg, struct nf_err *err)
         cfg->results.skip = NULL;
         return nf_err_sys(err, "mmap"), 125;
     }
-    status = run_sandbox(cfg, err);
+    if (cfg->plan->idmap != RUN_IDMAP_NONE && compose_maps(cfg->plan, &maps, err) < 0) {
+        nf_err_prefix(err, "set up the user namespace");
+        status = 125;
+    } else {
+        status = run_sandbox(cfg, &maps, err);
+    }
     munmap(cfg->results.skip, results_size(cfg->plan));
     cfg->results.skip = NULL;
     return status;
 }
 
-static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
+static int run_sandbox(struct spawn_config *cfg, const struct id_maps *maps, struct nf_err *err)
 {
     struct run r = {
         .cfg = cfg, .sync.fd = -1, .sig.fd = -1, .exit.fd = -1, .done.fd = -1, .status = 125
@@ -452,9 +465,10 @@ static int run_sandbox(struct spawn_config *cfg, struct nf_err *err)
 
     if (cfg->hooks.cloned && cfg->hooks.cloned(cfg->hooks.user, pid, err) < 0)
         goto fail_child;
-    if (cfg->plan->idmap != RUN_IDMAP_NONE && write_maps(cfg->plan, pid, err) < 0) {
+    if (cfg->plan->idmap != RUN_IDMAP_NONE && write_maps(cfg->plan, maps, pid, err) < 0) {
         nf_err_prefix(err, "set up the user namespace");
-        if (err->code == EPERM && ubuntu_userns)
+        if (err->code == EPERM && getuid() != 0 &&
+            sysctl_value("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
             nf_err_hint(err, "kernel.apparmor_restrict_unprivileged_userns=1 leaves this user "
                              "namespace without capabilities: install nsfence's AppArmor profile "
                              "(make install) or sysctl -w "
