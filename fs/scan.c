@@ -1,5 +1,6 @@
 #include "fs/scan.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,13 +45,27 @@ bool fs_git_control_name(const char *name)
     return false;
 }
 
+/* Whether name is one of the single-component mandatory names, compared
+ * as a case-folding filesystem would. Called for every entry the scan
+ * reads: the first byte turns most names away before any strcasecmp. */
 static bool is_protected_leaf(const char *name)
 {
-    for (size_t i = 0; i < fs_n_mandatory_names; i++)
-        if (!strchr(fs_mandatory_names[i].name, '/') &&
-            strcasecmp(fs_mandatory_names[i].name, name) == 0)
+    int first = tolower((unsigned char)name[0]);
+
+    for (size_t i = 0; i < fs_n_mandatory_names; i++) {
+        const char *m = fs_mandatory_names[i].name;
+
+        if (tolower((unsigned char)m[0]) == first && !strchr(m, '/') && strcasecmp(m, name) == 0)
             return true;
+    }
     return false;
+}
+
+/* name is want, compared as strcasecmp does; the first byte first. */
+static bool is_name(const char *name, const char *want)
+{
+    return tolower((unsigned char)name[0]) == tolower((unsigned char)want[0]) &&
+           strcasecmp(name, want) == 0;
 }
 
 static int found_push(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
@@ -439,7 +454,7 @@ static bool wanted_inode(const struct walk *w, int dirfd, const char *name, ino_
 static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, const char *name,
                  enum fs_found_kind kind, ino_t ino, bool *descend, struct nf_err *err)
 {
-    bool git = strcasecmp(name, ".git") == 0;
+    bool git = is_name(name, ".git");
     char path[PATH_MAX];
 
     *descend = !git;
@@ -465,7 +480,7 @@ static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, con
         *descend = false; /* protected whole: nothing inside matters */
         return add_child(w->out, dirfd, dir, name, kind, err);
     }
-    if (git || strcasecmp(name, ".claude") == 0)
+    if (git || is_name(name, ".claude"))
         return probe_compound(dirfd, dir, name, kind, git, w->out, err);
     return 0;
 }

@@ -77,6 +77,7 @@ struct sc_observer {
     struct seccomp_notif_resp *resp;
     struct known known[NF_ARRAY_SIZE(table)];
     size_t n_known;
+    bool created; /* a call that may make a new name was let through */
 };
 
 int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz)
@@ -341,6 +342,10 @@ static void handle(struct sc_observer *o)
     for (size_t i = 0; i < o->n_known; i++)
         if (o->known[i].nr == o->req->data.nr)
             sp = o->known[i].sp;
+    /* Counted whether or not its path could be read; a call we cannot name
+     * counts too. */
+    for (int i = 0; i < 2 && !o->created; i++)
+        o->created = !sp || (sp->path[i] >= 0 && creates(sp, o->req, i));
     for (int i = 0; sp && i < 2; i++) {
         if (sp->path[i] < 0)
             continue;
@@ -447,6 +452,11 @@ int sc_observer_new(struct sc_observer **out, struct ev_loop *loop, int listener
     }
     *out = o;
     return 0;
+}
+
+bool sc_observer_saw_creation(const struct sc_observer *o)
+{
+    return !o || o->created;
 }
 
 void sc_observer_free(struct sc_observer *o)

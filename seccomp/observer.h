@@ -46,6 +46,12 @@ int sc_observer_new(struct sc_observer **out, struct ev_loop *loop, int listener
                     const struct sc_observer_config *cfg, struct nf_err *err);
 void sc_observer_free(struct sc_observer *o);
 
+/* Whether the command was let make a new name anywhere (a create, mkdir,
+ * mknod, link, symlink or rename): every such call stops at the observer
+ * before it runs, so false means no name was made by the command. True
+ * without an observer (NULL). */
+bool sc_observer_saw_creation(const struct sc_observer *o);
+
 /* base + "/" + rel, lexically normalised (rel absolute: rel alone). Pure;
  * the fuzz target and the unit tests call it. Returns -1 when too long. */
 int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz);

@@ -307,7 +307,9 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     o->signal_received = sc.signal_received;
     if (ctl_failed(host.ctl, err))
         status = 125;
-    if (status != 125 || !err->msg[0]) {
+    /* A command that made no name made no repository: the rescan of the
+     * write roots (as deep as the plan's) is spared to read-only commands. */
+    if ((status != 125 || !err->msg[0]) && sc_observer_saw_creation(host.observer)) {
         struct pol_strv made = { 0 };
         struct nf_err ignored;
 
