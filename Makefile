@@ -64,22 +64,24 @@ $(B)/dyn/seccomp/bpf.o $(B)/asan/seccomp/bpf.o $(B)/static/seccomp/bpf.o: $(GEN)
 # The linker's notes on NSS concern code nsfence does not reach, but for
 # srt's home directory when $$HOME is unset (getpwuid, which reads
 # /etc/passwd without a module); they are filtered, its status kept.
-STATIC_LINK = $(CC) -static-pie $(LDFLAGS) -o $@ $^ $(DEPS_STATIC)
+STATIC_LINK = $(CC) -static-pie $(LDFLAGS) -o $@ $^ $(DEPS_STATIC) $(LINK_EXTRA)
 STATIC_NOTE = grep -v -e 'in statically linked applications requires at runtime' -e ': in function '
-nsfence: $(B)/dyn/src/main.o $(B)/dyn/libnsfence.a
+define link_static
 	@echo "$(STATIC_LINK)"
 	@$(STATIC_LINK) 2>$@.ld || { cat $@.ld >&2; rm -f $@.ld; exit 1; }; \
 	    $(STATIC_NOTE) $@.ld >&2 || true; rm -f $@.ld
+endef
+nsfence: $(B)/dyn/src/main.o $(B)/dyn/libnsfence.a
+	$(link_static)
 
 $(B)/asan/nsfence: $(B)/asan/src/main.o $(B)/asan/libnsfence.a
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(DEPS_LIBS)
 
 # One file, no dynamic dependency, stripped: the same link, its unused
 # sections dropped.
+nsfence-static: LINK_EXTRA = -Wl,--gc-sections
 nsfence-static: $(B)/static/src/main.o $(B)/static/libnsfence.a
-	@echo "$(STATIC_LINK) -Wl,--gc-sections"
-	@$(STATIC_LINK) -Wl,--gc-sections 2>$@.ld || { cat $@.ld >&2; rm -f $@.ld; exit 1; }; \
-	    $(STATIC_NOTE) $@.ld >&2 || true; rm -f $@.ld
+	$(link_static)
 	strip --strip-all $@
 
 static: nsfence-static

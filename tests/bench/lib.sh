@@ -41,6 +41,9 @@ bench_user_copy() {
     echo "$d"
 }
 
+# The median of the numbers on stdin, one per line.
+med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 # met VALUE LIMIT le|ge: "met" or "missed" for VALUE against LIMIT.
