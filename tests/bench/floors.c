@@ -4,6 +4,7 @@
  * and mounts in them).
  *   floors [-q]
  *   floors [-q] walk DIR DEPTH   (the scan's floor in DIR: see walk_floor)
+ *   floors [-q] observer         (the write observer's floors alone)
  * Prints "NAME MEDIAN_US" lines (-q: fewer rounds). Every figure is the
  * median of its rounds; each round times one operation or a batch of them
  * (per-operation figures are the batch divided by its size). */
@@ -546,6 +547,10 @@ int main(int argc, char **argv)
     }
     if (argc == 4 && strcmp(argv[1], "walk") == 0)
         return walk_floor(argv[2], (unsigned)atoi(argv[3]));
+    if (argc == 2 && strcmp(argv[1], "observer") == 0) {
+        notify_floor();
+        return 0;
+    }
     syscall_floor();
     fault_floor();
     clone_floor("plain", 0);
