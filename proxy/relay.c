@@ -6,17 +6,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define CHUNK     (1u << 20)  /* splice caps at the pipe's size anyway */
-#define SMALL     (16u << 10) /* a read that fills this turns to splice */
-#define PIPE_SIZE (1u << 20)
-#define POOL_MAX  8
+#define CHUNK      (1u << 20)   /* splice caps at the pipe's size anyway */
+#define SMALL      (16u << 10)  /* a read that fills this turns to splice */
+#define PIPE_SMALL (64u << 10)  /* the kernel's default: the rest of a short send */
+#define PIPE_BULK  (1u << 20)   /* a direction carrying bulk */
+#define PIPE_BULK2 (256u << 10) /* bulk past BULK_MAX */
+#define BULK_MAX   16
+#define POOL_MAX   32
 
-/* A bigger pipe moves more per splice pair. 1 MiB is the most an unprivileged
- * user may ask for (fs.pipe-max-size) and measured best: a tunnel carried
- * 25 % more than through 256 KiB, and 2-8 MiB carried less (tests/bench/relay.c
- * is the measure). A refusal (the per-user pipe quota) just leaves the
- * default. The pipes count against their owner's quota while they live, so
- * the pool keeps at most POOL_MAX MiB of it. */
+/* A pipe as big as a direction's bulk moves more per splice pair. 1 MiB is
+ * the most an unprivileged user may ask for (fs.pipe-max-size) and measured
+ * best: a tunnel carried 5-25 % more than through 256 KiB, and 2-8 MiB
+ * carried less (tests/bench/relay.c is the measure). A pipe counts its size
+ * against its owner's pipe quota (64 MiB by default, shared with the
+ * sandboxed command's own pipes) while it lives, so at most BULK_MAX pipes
+ * of a pool are that big at once, the others 256 KiB; a pipe shrinks back to
+ * the default before it is pooled. A refusal just leaves the size it has. */
 static int take_pipe(struct px_half *h)
 {
     struct px_pipe_pool *p = h->pool;
@@ -27,19 +32,39 @@ static int take_pipe(struct px_half *h)
         h->pipe[1] = p->free[p->n][1];
         return 0;
     }
-    if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
-        return -1;
-    (void)fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
-    return 0;
+    return pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC);
+}
+
+static void grow_pipe(struct px_half *h)
+{
+    struct px_pipe_pool *p = h->pool;
+
+    if (h->pipe_size)
+        return; /* grown, or tried */
+    if ((!p || p->bulk < BULK_MAX) && fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_BULK) >= 0) {
+        h->pipe_size = PIPE_BULK;
+        if (p)
+            p->bulk++;
+    } else if (fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_BULK2) >= 0) {
+        h->pipe_size = PIPE_BULK2;
+    } else {
+        h->pipe_size = PIPE_SMALL;
+    }
 }
 
 static void give_pipe(struct px_half *h)
 {
     struct px_pipe_pool *p = h->pool;
+    bool small = true;
 
     if (h->pipe[0] < 0)
         return;
-    if (p && h->buffered == 0 && p->n < POOL_MAX) {
+    if (h->pipe_size == PIPE_BULK && p)
+        p->bulk--;
+    if (h->pipe_size > PIPE_SMALL && h->buffered == 0)
+        small = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SMALL) >= 0;
+    h->pipe_size = 0;
+    if (p && small && h->buffered == 0 && p->n < POOL_MAX) {
         if (p->n == p->cap) {
             size_t cap = p->cap ? p->cap * 2 : 8;
             int(*v)[2] = realloc(p->free, cap * sizeof(*v));
@@ -176,6 +201,7 @@ enum px_pump px_half_pump(struct px_half *h)
         }
         if (h->pipe[0] < 0 && take_pipe(h) < 0)
             return h->state = PX_PUMP_ERROR;
+        grow_pipe(h);
         n = splice(h->src, NULL, h->pipe[1], NULL, CHUNK, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
         if (n < 0) {
             if (errno == EINTR)

@@ -32,13 +32,15 @@ struct px_pipe_pool {
     int (*free)[2];
     size_t n;
     size_t cap;
+    size_t bulk; /* pipes out of the pool grown to 1 MiB */
 };
 
 struct px_half {
     int src;
     int dst;
     int pipe[2];
-    size_t buffered; /* bytes in the pipe */
+    size_t buffered;  /* bytes in the pipe */
+    size_t pipe_size; /* 0: as made, not grown yet */
     bool eof;
     bool shut;
     bool bulk;      /* splicing; else recv/send */
