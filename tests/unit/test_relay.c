@@ -107,7 +107,7 @@ static void bulk_grows_the_pipe_and_the_pool_gets_it_back_at_the_default(void **
 {
     struct px_pipe_pool pool = { 0 };
     struct dir d;
-    size_t wrote = 0, read = 0;
+    size_t wrote = 0, got = 0;
 
     (void)state;
     dir_open(&d, &pool);
@@ -119,11 +119,11 @@ static void bulk_grows_the_pipe_and_the_pool_gets_it_back_at_the_default(void **
     assert_int_equal(pool.bulk, 1);
     /* The reader catches up: everything arrives, in order, and the
      * drained direction gives its pipe back, at the default size. */
-    for (int i = 0; i < 10000 && read < wrote; i++) {
-        drain(&d, &read);
+    for (int i = 0; i < 10000 && got < wrote; i++) {
+        drain(&d, &got);
         (void)px_half_pump(&d.h);
     }
-    assert_int_equal(read, wrote);
+    assert_int_equal(got, wrote);
     assert_int_equal(px_half_pump(&d.h), PX_PUMP_WANT_READ);
     assert_int_equal(d.h.pipe[0], -1);
     assert_int_equal(pool.bulk, 0);
