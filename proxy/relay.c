@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -96,6 +97,9 @@ void px_half_init(struct px_half *h, int src, int dst, struct px_pipe_pool *pool
 void px_half_release(struct px_half *h)
 {
     give_pipe(h);
+    free(h->spill);
+    h->spill = NULL;
+    h->spill_len = 0;
 }
 
 void px_pipe_pool_free(struct px_pipe_pool *p)
@@ -143,14 +147,33 @@ static bool pump_small(struct px_half *h, enum px_pump *stop)
     }
     h->bytes += (unsigned long long)sent;
     if (sent < n) {
-        /* The destination is full: the rest waits in a pipe (an empty
-         * pipe holds at least 64 KiB) and goes on by splice. */
-        if ((h->pipe[0] < 0 && take_pipe(h) < 0) ||
-            write(h->pipe[1], buf + sent, (size_t)(n - sent)) != n - sent) {
+        /* The destination is full: the rest waits in a pipe and goes on by
+         * splice. An empty pipe holds 64 KiB, but one made while its user
+         * is past the pipe quota's soft limit holds 8: what it does not
+         * take waits in the spill, sent once the pipe has drained. */
+        size_t rest = (size_t)(n - sent);
+        ssize_t w;
+
+        if (h->pipe[0] < 0 && take_pipe(h) < 0) {
             *stop = PX_PUMP_ERROR;
             return true;
         }
-        h->buffered = (size_t)(n - sent);
+        w = write(h->pipe[1], buf + sent, rest);
+        if (w < 0 && errno != EAGAIN) {
+            *stop = PX_PUMP_ERROR;
+            return true;
+        }
+        h->buffered = w > 0 ? (size_t)w : 0;
+        if (h->buffered < rest) {
+            h->spill = malloc(rest - h->buffered);
+            if (!h->spill) {
+                *stop = PX_PUMP_ERROR;
+                return true;
+            }
+            memcpy(h->spill, buf + sent + h->buffered, rest - h->buffered);
+            h->spill_len = rest - h->buffered;
+            h->spill_off = 0;
+        }
         *stop = PX_PUMP_WANT_WRITE;
         return true;
     }
@@ -181,6 +204,22 @@ enum px_pump px_half_pump(struct px_half *h)
             }
             h->buffered -= (size_t)n;
             h->bytes += (unsigned long long)n;
+            continue;
+        }
+        if (h->spill_len) {
+            n = send(h->dst, h->spill + h->spill_off, h->spill_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return h->state = errno == EAGAIN ? PX_PUMP_WANT_WRITE : PX_PUMP_ERROR;
+            }
+            h->spill_off += (size_t)n;
+            h->spill_len -= (size_t)n;
+            h->bytes += (unsigned long long)n;
+            if (!h->spill_len) {
+                free(h->spill);
+                h->spill = NULL;
+            }
             continue;
         }
         if (h->eof) {
