@@ -9,7 +9,7 @@
 
 #define CHUNK      (1u << 20)   /* splice caps at the pipe's size anyway */
 #define SMALL      (16u << 10)  /* a read that fills this turns to splice */
-#define PIPE_SMALL (64u << 10)  /* the kernel's default: the rest of a short send */
+#define PIPE_SMALL (64u << 10)  /* the kernel's default */
 #define PIPE_BULK  (1u << 20)   /* a direction carrying bulk */
 #define PIPE_BULK2 (256u << 10) /* bulk past BULK_MAX */
 #define BULK_MAX   16
@@ -147,33 +147,19 @@ static bool pump_small(struct px_half *h, enum px_pump *stop)
     }
     h->bytes += (unsigned long long)sent;
     if (sent < n) {
-        /* The destination is full: the rest waits in a pipe and goes on by
-         * splice. An empty pipe holds 64 KiB, but one made while its user
-         * is past the pipe quota's soft limit holds 8: what it does not
-         * take waits in the spill, sent once the pipe has drained. */
-        size_t rest = (size_t)(n - sent);
-        ssize_t w;
-
-        if (h->pipe[0] < 0 && take_pipe(h) < 0) {
+        /* The destination is full: the rest waits in the spill, sent when
+         * the destination takes more. A pipe would hold it without a copy,
+         * but one made while its user is past the pipe quota's soft limit
+         * holds only 8 KiB, and the rest is already read. */
+        h->spill_len = (size_t)(n - sent);
+        h->spill_off = 0;
+        h->spill = malloc(h->spill_len);
+        if (!h->spill) {
+            h->spill_len = 0;
             *stop = PX_PUMP_ERROR;
             return true;
         }
-        w = write(h->pipe[1], buf + sent, rest);
-        if (w < 0 && errno != EAGAIN) {
-            *stop = PX_PUMP_ERROR;
-            return true;
-        }
-        h->buffered = w > 0 ? (size_t)w : 0;
-        if (h->buffered < rest) {
-            h->spill = malloc(rest - h->buffered);
-            if (!h->spill) {
-                *stop = PX_PUMP_ERROR;
-                return true;
-            }
-            memcpy(h->spill, buf + sent + h->buffered, rest - h->buffered);
-            h->spill_len = rest - h->buffered;
-            h->spill_off = 0;
-        }
+        memcpy(h->spill, buf + sent, h->spill_len);
         *stop = PX_PUMP_WANT_WRITE;
         return true;
     }

@@ -4,10 +4,9 @@
  * bulk, and bytes move socket → pipe → socket with splice, never through
  * user space, until a read comes short again. At most one pipeful is in
  * flight, so a slow reader pushes back on a fast writer (back-pressure):
- * what the destination does not take at once waits in a pipe (and, when a
- * pipe past its user's quota is too small, at most one small read's rest in
- * a spill). EOF on the source becomes a shutdown(SHUT_WR) on the
- * destination (half-close).
+ * what the destination does not take at once waits in a pipe, or, of a small
+ * read, in a spill of at most that read. EOF on the source becomes a
+ * shutdown(SHUT_WR) on the destination (half-close).
  *
  * A pump returns once the source is drained or the destination is full, so
  * the sockets can be watched edge-triggered: a short read counts as
@@ -42,7 +41,7 @@ struct px_half {
     int pipe[2];
     size_t buffered;  /* bytes in the pipe */
     size_t pipe_size; /* 0: as made, not grown yet */
-    char *spill;      /* what a small pipe did not take, after the pipe's bytes */
+    char *spill;      /* the rest of a small read the destination did not take */
     size_t spill_off;
     size_t spill_len;
     bool eof;
