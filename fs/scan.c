@@ -45,27 +45,22 @@ bool fs_git_control_name(const char *name)
     return false;
 }
 
-/* Whether name is one of the single-component mandatory names, compared
- * as a case-folding filesystem would. Called for every entry the scan
- * reads: the first byte turns most names away before any strcasecmp. */
-static bool is_protected_leaf(const char *name)
-{
-    int first = tolower((unsigned char)name[0]);
-
-    for (size_t i = 0; i < fs_n_mandatory_names; i++) {
-        const char *m = fs_mandatory_names[i].name;
-
-        if (tolower((unsigned char)m[0]) == first && !strchr(m, '/') && strcasecmp(m, name) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* name is want, compared as strcasecmp does; the first byte first. */
+/* name is want, compared as a case-folding filesystem would. Called for
+ * every entry the scan reads: the first byte turns most names away before
+ * any strcasecmp. */
 static bool is_name(const char *name, const char *want)
 {
     return tolower((unsigned char)name[0]) == tolower((unsigned char)want[0]) &&
            strcasecmp(name, want) == 0;
+}
+
+/* Whether name is one of the single-component mandatory names. */
+static bool is_protected_leaf(const char *name)
+{
+    for (size_t i = 0; i < fs_n_mandatory_names; i++)
+        if (is_name(name, fs_mandatory_names[i].name) && !strchr(fs_mandatory_names[i].name, '/'))
+            return true;
+    return false;
 }
 
 static int found_push(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
