@@ -10,6 +10,13 @@ bench_prepare() {
     gcc -O2 -o "$bench_build/timeit" "$bench_top/tests/bench/timeit.c"
 }
 
+# tests/bench/floors.c, built as $bench_build/floors (the kernel's floors;
+# the startup and observer benchmarks run parts of it).
+bench_floors() {
+    mkdir -p "$bench_build"
+    gcc -O2 -Wall -D_GNU_SOURCE -o "$bench_build/floors" "$bench_top/tests/bench/floors.c" -lseccomp
+}
+
 # The peers: bubblewrap, and srt (npm, with the bubblewrap, socat and
 # ripgrep it needs). Installs what is missing; prints nothing on success.
 bench_peers() {
