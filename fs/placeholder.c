@@ -158,6 +158,34 @@ static int open_existing(struct making *m)
     return openat(m->parent, m->name, m->kind == FS_PH_DIR ? flags | O_DIRECTORY : flags);
 }
 
+/* A file made without a name (O_TMPFILE) in its own directory, locked and
+ * marked, then linked in place: nobody else can reach it before the link,
+ * and a run killed before it leaves nothing. Half the directory updates of
+ * a temporary renamed into place. -ENOSYS: this file system or kernel
+ * cannot; make it the other way. */
+static int create_linked(struct making *m, struct nf_err *err)
+{
+    _cleanup_close_ int fd = openat(m->parent, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    char self[32];
+    struct stat st;
+
+    if (fd < 0)
+        return -ENOSYS;
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+        return -ENOSYS;
+    if (mark(fd, m->kind == FS_PH_DOTFILE) < 0)
+        return nf_err_sys(err, "placeholder %s: mark", m->rel);
+    /* Our own descriptor's link: AT_EMPTY_PATH would need a capability. */
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, self, m->parent, m->name, AT_SYMLINK_FOLLOW) == 0)
+        return steal_fd(&fd);
+    if (errno == EEXIST)
+        return -EEXIST;
+    if ((errno == ENOENT || errno == ENOTDIR) && fstat(m->parent, &st) == 0 && st.st_nlink == 0)
+        return HOLD_GONE; /* its directory went */
+    return -ENOSYS;       /* no /proc, a link refused: the other way decides */
+}
+
 /* Create under a temporary name at the top of the write root, locked and
  * marked, then move it into place: nobody ever sees it half made where it
  * belongs. Returns the held fd, HOLD_* otherwise; -EEXIST when the name
@@ -168,6 +196,12 @@ static int create_complete(struct making *m, struct nf_err *err)
     _cleanup_close_ int fd = -1;
     size_t n;
 
+    if (m->kind != FS_PH_DIR) {
+        int linked = create_linked(m, err);
+
+        if (linked != -ENOSYS)
+            return linked;
+    }
     n = (size_t)snprintf(tmp, sizeof(tmp), "%s%s", FS_PH_TMP_PREFIX, m->rel);
     if (n >= sizeof(tmp))
         return -EINVAL; /* too long for one name: create in place */

@@ -8,9 +8,11 @@
  * (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, then *at calls on the held
  * parent): the sandboxed command of a concurrent run may swap any directory
  * on the way for a symlink, and must not make us create or remove anything
- * outside the write root. A placeholder is made complete under a temporary
- * name at the top of its write root (FS_PH_TMP_PREFIX...), marked, and only
- * then renamed into place with RENAME_NOREPLACE; a run killed at any instant
+ * outside the write root. A placeholder appears under its name only complete
+ * and marked: a file is made unnamed (O_TMPFILE) in its directory and linked
+ * in place; a directory, or a file where that cannot be done, is made under a
+ * temporary name at the top of its write root (FS_PH_TMP_PREFIX...) and
+ * renamed into place with RENAME_NOREPLACE. A run killed at any instant
  * leaves either nothing, a marked placeholder, or a temporary that the next
  * run's scan finds and removes. */
 #pragma once

@@ -1,7 +1,9 @@
 /* fs/placeholder.c over real trees in a private directory D under /var/tmp:
  * placeholders are made complete (marked, under their final name only once
  * done), held, removed by the last run; nothing is ever made or removed
- * through a symlink, and what a killed run half made is cleaned up. */
+ * through a symlink, and what a killed run half made is cleaned up. A file
+ * is made unnamed and linked in place through /proc/self/fd; without that
+ * link, under a temporary name renamed into place. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -243,6 +248,71 @@ static void a_name_that_appeared_is_adopted(void **state)
     assert_int_equal(entries(fx->d), 1);
 }
 
+static int write_id_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+
+    if (fd >= 0)
+        close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* No /proc to link the unnamed file through (a tmpfs over it, in a user and
+ * mount namespace of a child's own): files are made the other way, under a
+ * temporary renamed into place, as complete and with nothing left over. */
+static void files_are_made_without_proc_too(void **state)
+{
+    struct fx *fx = *state;
+    char map[64];
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    int status;
+    pid_t c;
+
+    want(fx, ".bashrc", FS_PH_FILE, false);
+    mkd(fx, ".git");
+    want(fx, ".git/commondir", FS_PH_DOTFILE, false);
+    c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        struct fs_ph_set set = { 0 };
+        struct nf_err err = { 0 };
+        struct stat st;
+        int code = 0;
+
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+            _exit(77);
+        snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+        if (write_id_file("/proc/self/setgroups", "deny") < 0 ||
+            write_id_file("/proc/self/uid_map", map) < 0)
+            _exit(10);
+        snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+        if (write_id_file("/proc/self/gid_map", map) < 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("none", "/proc", "tmpfs", 0, NULL) < 0)
+            _exit(11);
+        if (fs_placeholders_prepare(&fx->plan, &set, fx->skip, &err) < 0 || set.n != 2)
+            code = 12;
+        else if (!exists(fx, ".bashrc", &st) || !S_ISREG(st.st_mode) || !fs_placeholder_is(&st))
+            code = 13;
+        else if (!exists(fx, ".git/commondir", &st) || !fs_placeholder_is(&st) || st.st_size != 2)
+            code = 14;
+        else if (entries(fx->d) != 2) /* .bashrc, .git: no temporary */
+            code = 15;
+        fs_placeholders_release(&set);
+        if (!code && (exists(fx, ".bashrc", NULL) || exists(fx, ".git/commondir", NULL)))
+            code = 16;
+        _exit(code);
+    }
+    assert_int_equal(waitpid(c, &status, 0), c);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        skip(); /* no user namespaces here */
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_false(exists(fx, ".bashrc", NULL));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -250,7 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(placeholders_are_made_marked_and_removed), T(the_last_run_removes_a_shared_placeholder),
         T(nothing_is_made_through_a_symlink),        T(stale_temporaries_are_removed),
-        T(a_name_that_appeared_is_adopted),
+        T(a_name_that_appeared_is_adopted),          T(files_are_made_without_proc_too),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
