@@ -8,6 +8,8 @@ bench_prepare() {
     mkdir -p "$bench_build"
     make -s -C "$bench_top" nsfence >/dev/null
     gcc -O2 -o "$bench_build/timeit" "$bench_top/tests/bench/timeit.c"
+    # The floor under a whole run, linked as nsfence is (static PIE).
+    gcc -O2 -Wall -D_GNU_SOURCE -static-pie -o "$bench_build/bare" "$bench_top/tests/bench/bare.c"
 }
 
 # tests/bench/floors.c, built as $bench_build/floors (the kernel's floors;
@@ -38,13 +40,13 @@ bench_srt() { # the srt CLI, or nothing
     [ -x "$s" ] && echo "$s"
 }
 
-# A private copy of nsfence and timeit the unprivileged user can run.
+# A private copy of nsfence, timeit and bare the unprivileged user can run.
 bench_user_copy() {
     local d
     d=$(mktemp -d /var/tmp/nsfence-bench-bin.XXXXXX)
     chmod 755 "$d"
-    cp "$bench_top/nsfence" "$bench_build/timeit" "$d/"
-    chmod 755 "$d/nsfence" "$d/timeit"
+    cp "$bench_top/nsfence" "$bench_build/timeit" "$bench_build/bare" "$d/"
+    chmod 755 "$d/nsfence" "$d/timeit" "$d/bare"
     echo "$d"
 }
 
