@@ -69,16 +69,40 @@ struct known {
     const struct sys_paths *sp;
 };
 
+/* The notifications are read and answered with the kernel's ioctls, as the
+ * supervisor does: libseccomp's seccomp_notify_alloc probes the kernel's
+ * whole seccomp interface first (ten calls and its tables' pages, about
+ * 200 us a run here), for a size one call gives. */
 struct sc_observer {
     struct ev_io io;
     struct ev_loop *loop;
     struct sc_observer_config cfg;
     struct seccomp_notif *req;
     struct seccomp_notif_resp *resp;
+    struct seccomp_notif_sizes sizes;
     struct known known[NF_ARRAY_SIZE(table)];
     size_t n_known;
+    bool named;   /* known[] is filled: at the first notification, not before */
     bool created; /* a call that may make a new name was let through */
 };
+
+/* The table's syscall numbers, looked up by name once a call is trapped: a
+ * command that makes none (most) spares the lookups' page faults. */
+static void name_table(struct sc_observer *o)
+{
+    for (size_t i = 0; i < NF_ARRAY_SIZE(table); i++) {
+        int nr = seccomp_syscall_resolve_name(table[i].name);
+
+        if (nr == __NR_SCMP_ERROR && strcmp(table[i].name, "fchmodat2") == 0)
+            nr = 452; /* newer than libseccomp 2.5's table on some builds */
+        if (nr == __NR_SCMP_ERROR)
+            continue;
+        o->known[o->n_known].nr = nr;
+        o->known[o->n_known].sp = &table[i];
+        o->n_known++;
+    }
+    o->named = true;
+}
 
 int sc_path_resolve(const char *base, const char *rel, char *out, size_t outsz)
 {
@@ -309,7 +333,7 @@ static enum sc_target target_state(struct sc_observer *o, const char *raw, bool 
         return SC_TARGET_UNKNOWN;
     /* The caller may have died, and its pid been reused, before the open:
      * the root is the caller's only if its notification still waits. */
-    if (seccomp_notify_id_valid(o->io.fd, o->req->id) != 0)
+    if (ioctl(o->io.fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &o->req->id) < 0)
         return SC_TARGET_UNKNOWN;
     dir = RETRY_EINTR(nf_openat2(root, path[0] ? path : "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
                                  RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS));
@@ -336,9 +360,11 @@ static void handle(struct sc_observer *o)
     enum sc_verdict verdict[2] = { SC_ALLOWED, SC_ALLOWED };
     bool report[2] = { false, false };
 
-    memset(o->req, 0, sizeof(*o->req));
-    if (seccomp_notify_receive(o->io.fd, o->req) < 0)
+    memset(o->req, 0, o->sizes.seccomp_notif);
+    if (ioctl(o->io.fd, SECCOMP_IOCTL_NOTIF_RECV, o->req) < 0)
         return; /* the caller died meanwhile */
+    if (!o->named)
+        name_table(o);
     for (size_t i = 0; i < o->n_known; i++)
         if (o->known[i].nr == o->req->data.nr)
             sp = o->known[i].sp;
@@ -371,10 +397,10 @@ static void handle(struct sc_observer *o)
      * read. The answer is taken only while the caller still waits (one that
      * died or was interrupted meanwhile is ENOENT): then what was read above
      * was its own, not a recycled pid's, and is reported. */
-    memset(o->resp, 0, sizeof(*o->resp));
+    memset(o->resp, 0, o->sizes.seccomp_notif_resp);
     o->resp->id = o->req->id;
     o->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-    if (seccomp_notify_respond(o->io.fd, o->resp) < 0)
+    if (ioctl(o->io.fd, SECCOMP_IOCTL_NOTIF_SEND, o->resp) < 0)
         return;
     for (int i = 0; sp && i < 2; i++) {
         enum sc_verdict v = verdict[i];
@@ -427,21 +453,23 @@ int sc_observer_new(struct sc_observer **out, struct ev_loop *loop, int listener
     /* Each trapped syscall waits for our answer: two wake-ups per syscall,
      * cheaper on one CPU. Older kernels answer EINVAL: the same, slower. */
     (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-    if (seccomp_notify_alloc(&o->req, &o->resp) < 0) {
-        close(listener);
-        free(o);
-        return nf_err_set(err, ENOMEM, "seccomp_notify_alloc failed");
-    }
-    for (size_t i = 0; i < NF_ARRAY_SIZE(table); i++) {
-        int nr = seccomp_syscall_resolve_name(table[i].name);
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &o->sizes) < 0) {
+        int e = errno;
 
-        if (nr == __NR_SCMP_ERROR && strcmp(table[i].name, "fchmodat2") == 0)
-            nr = 452; /* newer than libseccomp 2.5's table on some builds */
-        if (nr == __NR_SCMP_ERROR)
-            continue;
-        o->known[o->n_known].nr = nr;
-        o->known[o->n_known].sp = &table[i];
-        o->n_known++;
+        sc_observer_free(o);
+        errno = e;
+        return nf_err_sys(err, "seccomp(SECCOMP_GET_NOTIF_SIZES)");
+    }
+    /* The kernel's sizes, never less than the structures we fill. */
+    if (o->sizes.seccomp_notif < sizeof(*o->req))
+        o->sizes.seccomp_notif = sizeof(*o->req);
+    if (o->sizes.seccomp_notif_resp < sizeof(*o->resp))
+        o->sizes.seccomp_notif_resp = sizeof(*o->resp);
+    o->req = calloc(1, o->sizes.seccomp_notif);
+    o->resp = calloc(1, o->sizes.seccomp_notif_resp);
+    if (!o->req || !o->resp) {
+        sc_observer_free(o);
+        return nf_err_set(err, ENOMEM, "out of memory");
     }
     if (ev_io_start(loop, &o->io, EPOLLIN) < 0) {
         int e = errno;
@@ -467,6 +495,7 @@ void sc_observer_free(struct sc_observer *o)
         ev_io_stop(o->loop, &o->io);
         close(o->io.fd);
     }
-    seccomp_notify_free(o->req, o->resp);
+    free(o->req);
+    free(o->resp);
     free(o);
 }
