@@ -569,3 +569,10 @@ int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, s
     }
     return 0;
 }
+
+bool sc_notif_waiting(int fd, uint64_t id)
+{
+    if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+        return true;
+    return errno == EINVAL && ioctl(fd, _IOR('!', 2, __u64), &id) == 0;
+}

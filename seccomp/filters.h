@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "src/err.h"
@@ -82,3 +83,9 @@ int sc_print_pfc(const struct sc_options *o, FILE *out, struct nf_err *err);
  * *why says so, and the ENFORCE program loads instead); the rules never fail
  * open: their failure is an error. */
 int sc_install(const struct sc_set *s, int *listener, char *why, size_t whysz, struct nf_err *err);
+
+/* Whether notification id still waits on the listener fd. Linux 5.17 gave
+ * SECCOMP_IOCTL_NOTIF_ID_VALID a new number (its direction was wrong), which
+ * newer headers define; older kernels know only the first, which newer ones
+ * still accept. */
+bool sc_notif_waiting(int fd, uint64_t id);

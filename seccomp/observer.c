@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "seccomp/filters.h"
 #include "src/log.h"
 #include "src/policy.h"
 #include "src/syscalls.h"
@@ -333,7 +334,7 @@ static enum sc_target target_state(struct sc_observer *o, const char *raw, bool 
         return SC_TARGET_UNKNOWN;
     /* The caller may have died, and its pid been reused, before the open:
      * the root is the caller's only if its notification still waits. */
-    if (ioctl(o->io.fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &o->req->id) < 0)
+    if (!sc_notif_waiting(o->io.fd, o->req->id))
         return SC_TARGET_UNKNOWN;
     dir = RETRY_EINTR(nf_openat2(root, path[0] ? path : "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
                                  RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "seccomp/filters.h"
 #include "src/log.h"
 #include "src/util.h"
 #include "src/wreq.h"
@@ -211,7 +212,7 @@ static int answer(struct sc_supervisor *s, uint64_t id, int64_t val, int error)
 
 static int valid(struct sc_supervisor *s, uint64_t id)
 {
-    return ioctl(s->io.fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 ? 0 : -ESRCH;
+    return sc_notif_waiting(s->io.fd, id) ? 0 : -ESRCH;
 }
 
 /* A NUL-terminated string of the command's at addr, read once. */
