@@ -666,6 +666,28 @@ static void inode_scan_finds_other_names(void **state)
     fs_found_free(&found);
 }
 
+/* A directory larger than one read of its entries (getdents64 fills 16 KiB
+ * at a time): every entry of every read is seen, the protected names among
+ * thousands of others too, at the top and a level down. */
+static void large_directories_are_read_to_the_end(void **state)
+{
+    struct fx *fx = *state;
+    char rel[64], want[TEXT_MAX] = "";
+
+    for (int i = 0; i < 3000; i++) {
+        snprintf(rel, sizeof(rel), "file-with-a-longish-name-%04d", i);
+        mk(fx, rel);
+    }
+    for (int i = 0; i < 5; i++) {
+        snprintf(rel, sizeof(rel), "sub%d/.vscode", i);
+        mk(fx, rel);
+        snprintf(want + strlen(want), sizeof(want) - strlen(want), "file $D/sub%d/.vscode\n", i);
+    }
+    mk(fx, ".mcp.json");
+    snprintf(want + strlen(want), sizeof(want) - strlen(want), "file $D/.mcp.json\n");
+    expect_scan(fx, "", 3, want);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -692,6 +714,7 @@ int main(void)
         cmocka_unit_test(gitfile_parse_takes_git_s_form),
         T(git_scan_lists_every_repository),
         T(inode_scan_finds_other_names),
+        T(large_directories_are_read_to_the_end),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
