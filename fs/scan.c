@@ -501,16 +501,7 @@ static unsigned bare_mark(const char *name, enum fs_found_kind kind)
     return 0;
 }
 
-/* A directory read with getdents64 into a buffer of its own: fdopendir
- * would add an fstat and two fcntls to each directory the scan reads (three
- * of its seven calls there), and readdir gives nothing more. */
-struct dir_reader {
-    int fd;
-    size_t pos, len;
-    char buf[16384] __attribute__((aligned(8)));
-};
-
-static void dir_reader_free(struct dir_reader **r)
+static void dir_reader_free(struct fs_dir_reader **r)
 {
     if (*r) {
         close((*r)->fd);
@@ -518,16 +509,17 @@ static void dir_reader_free(struct dir_reader **r)
     }
 }
 
-/* The next entry, or NULL: at the end with errno 0, else errno set. */
-static struct dirent64 *dir_next(struct dir_reader *r)
+struct dirent64 *fs_dir_next(struct fs_dir_reader *r)
 {
     struct dirent64 *e;
 
     if (r->pos >= r->len) {
         ssize_t n = getdents64(r->fd, r->buf, sizeof(r->buf));
 
+        /* A directory removed since it was opened reads ENOENT: its end,
+         * as readdir (and POSIX) has it. */
         if (n <= 0) {
-            errno = n < 0 ? errno : 0;
+            errno = n < 0 && errno != ENOENT ? errno : 0;
             return NULL;
         }
         r->len = (size_t)n;
@@ -544,7 +536,7 @@ static struct dirent64 *dir_next(struct dir_reader *r)
 
 static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, struct nf_err *err)
 {
-    _cleanup_(dir_reader_free) struct dir_reader *d = malloc(sizeof(*d));
+    _cleanup_(dir_reader_free) struct fs_dir_reader *d = malloc(sizeof(*d));
     struct dirent64 *e;
     unsigned bare = 0;
 
@@ -554,7 +546,7 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
     }
     d->fd = fd;
     d->pos = d->len = 0;
-    while ((e = dir_next(d))) {
+    while ((e = fs_dir_next(d))) {
         enum fs_found_kind kind;
         char child[PATH_MAX];
         bool descend;

@@ -9,6 +9,7 @@
  * it. */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -103,3 +104,17 @@ int fs_gitfile_parse(const char *buf, size_t len, char *out, size_t outsz);
 int fs_found_add(struct fs_found_list *l, const char *path, enum fs_found_kind kind,
                  struct nf_err *err);
 void fs_found_free(struct fs_found_list *l);
+
+/* A directory read with getdents64 into a buffer of its own: fdopendir
+ * would add an fstat and two fcntls to each directory the scan reads (three
+ * of its seven calls there), and readdir gives the scan nothing more. Set fd
+ * and zero pos and len before the first read. */
+struct fs_dir_reader {
+    int fd;
+    size_t pos, len;
+    char buf[16384] __attribute__((aligned(8)));
+};
+
+/* The next entry, or NULL: at the end with errno 0 (a directory removed
+ * since it was opened ends there too, as readdir has it), else errno set. */
+struct dirent64 *fs_dir_next(struct fs_dir_reader *r);

@@ -688,6 +688,28 @@ static void large_directories_are_read_to_the_end(void **state)
     expect_scan(fx, "", 3, want);
 }
 
+/* A directory removed after it was opened (a build deleting its output while
+ * the scan walks it) reads as empty, not as an error: a run beside such a
+ * build must not fail. */
+static void a_directory_removed_while_open_reads_empty(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_dir_reader *r = calloc(1, sizeof(*r));
+    char path[PATH_MAX];
+
+    assert_non_null(r);
+    mk(fx, "gone/");
+    snprintf(path, sizeof(path), "%s/gone", fx->d);
+    r->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(r->fd >= 0);
+    assert_int_equal(rmdir(path), 0);
+    errno = EBADF;
+    assert_null(fs_dir_next(r));
+    assert_int_equal(errno, 0);
+    close(r->fd);
+    free(r);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -715,6 +737,7 @@ int main(void)
         T(git_scan_lists_every_repository),
         T(inode_scan_finds_other_names),
         T(large_directories_are_read_to_the_end),
+        T(a_directory_removed_while_open_reads_empty),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
