@@ -53,11 +53,17 @@ enum {
 };
 
 /* nsfence's placeholders for an empty directory (`nsfence explain`). */
-static const char *const ph_files[] = { ".bashrc",   ".bash_profile", ".zshrc",      ".zprofile",
-                                        ".profile",  ".gitconfig",    ".gitmodules", ".ripgreprc",
-                                        ".mcp.json", ".vscode",       ".idea",       "HEAD" };
-static const char *const ph_dirs[] = { ".claude", ".git" };
-#define N_PH       (sizeof(ph_files) / sizeof(ph_files[0]) + sizeof(ph_dirs) / sizeof(ph_dirs[0]))
+static const struct {
+    const char *name;
+    bool dir;
+} ph[] = {
+    { ".bashrc", false },     { ".bash_profile", false }, { ".zshrc", false },
+    { ".zprofile", false },   { ".profile", false },      { ".gitconfig", false },
+    { ".gitmodules", false }, { ".ripgreprc", false },    { ".mcp.json", false },
+    { ".vscode", false },     { ".idea", false },         { "HEAD", false },
+    { ".claude", true },      { ".git", true },
+};
+#define N_PH       (sizeof(ph) / sizeof(ph[0]))
 #define FILTER_LEN 118 /* nsfence's program for the default policy */
 
 static double *times; /* shared with init */
@@ -326,11 +332,10 @@ static _Noreturn void init(int sync, int status_fd, char **argv)
     if (read(sync, &byte, 1) != 1)
         _exit(125);
     for (size_t i = 0; i < N_PH; i++) {
-        const char *name = i < 12 ? ph_files[i] : ph_dirs[i - 12];
         char path[4200];
         int mnt;
 
-        snprintf(path, sizeof(path), "%s/%s", cwd, name);
+        snprintf(path, sizeof(path), "%s/%s", cwd, ph[i].name);
         mnt = tree(AT_FDCWD, path, 0);
         setattr(mnt, MOUNT_ATTR_RDONLY, 0);
         attach(mnt, root, path + 1);
@@ -410,13 +415,13 @@ int main(int argc, char **argv)
     if ((dir = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         die(".");
     for (size_t i = 0; i < N_PH; i++) {
-        int fd = i < 12 ? openat(dir, ph_files[i], O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644)
-                        : mkdirat(dir, ph_dirs[i - 12], 0755);
+        int fd = ph[i].dir ? mkdirat(dir, ph[i].name, 0755)
+                           : openat(dir, ph[i].name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
 
         /* One that exists (a repository's .git) is bound as it is. */
         if (fd < 0 && errno != EEXIST)
             die("placeholder");
-        if (i < 12 && fd >= 0)
+        if (!ph[i].dir && fd >= 0)
             close(fd);
         made[i] = fd >= 0;
     }
@@ -444,8 +449,7 @@ int main(int argc, char **argv)
         byte = 125;
     times[T_EXITED] = now_us();
     for (size_t i = 0; i < N_PH; i++)
-        if (made[i] &&
-            unlinkat(dir, i < 12 ? ph_files[i] : ph_dirs[i - 12], i < 12 ? 0 : AT_REMOVEDIR) < 0)
+        if (made[i] && unlinkat(dir, ph[i].name, ph[i].dir ? AT_REMOVEDIR : 0) < 0)
             die("placeholder");
     if (waitpid(pid, NULL, 0) < 0)
         die("waitpid");
