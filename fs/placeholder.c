@@ -147,9 +147,16 @@ struct making {
     enum fs_placeholder kind;
     bool fresh;    /* the plan saw it missing: try to create first */
     bool optional; /* found by the scan: gone now means skip, never make */
-    int parent;    /* out */
+    int parent;    /* out: its own descriptor, or root itself */
     char name[NAME_MAX + 1];
 };
+
+static void close_parent(struct making *m)
+{
+    if (m->parent >= 0 && m->parent != m->root)
+        close(m->parent);
+    m->parent = -1;
+}
 
 static int open_existing(struct making *m)
 {
@@ -350,6 +357,13 @@ static int hold_one(struct making *m, struct nf_err *err)
     for (int attempt = 0; attempt < 16;) {
         int fd;
 
+        if (m->parent < 0 && !strchr(m->rel, '/')) {
+            /* At the top of the root: the root is its parent, no copy. */
+            if (strlen(m->rel) >= sizeof(m->name))
+                return nf_err_set(err, ENAMETOOLONG, "placeholder %s", m->rel);
+            strcpy(m->name, m->rel);
+            m->parent = m->root;
+        }
         if (m->parent < 0) {
             m->parent = fs_open_parent_beneath(m->root, m->rel, m->name, sizeof(m->name));
             if (m->parent < 0) {
@@ -392,61 +406,70 @@ static int hold_one(struct making *m, struct nf_err *err)
     return nf_err_set(err, EAGAIN, "placeholder %s: keeps changing under us", m->rel);
 }
 
-static int set_add(struct fs_ph_set *set, struct making *m, const char *path, int fd,
-                   struct nf_err *err)
+/* The set's array has room for every op (counted before the first hold):
+ * nothing is allocated per placeholder. */
+static void set_add(struct fs_ph_set *set, struct making *m, const char *path, int fd)
 {
-    struct fs_ph_hold *v = realloc(set->v, (set->n + 1) * sizeof(*v));
-    struct fs_ph_hold *h;
+    const char *slash = strrchr(m->rel, '/');
 
-    if (!v)
-        return nf_err_sys(err, "out of memory");
-    set->v = v;
-    h = &set->v[set->n];
-    *h = (struct fs_ph_hold){ .fd = fd, .parent = m->parent, .anchor = -1 };
+    set->v[set->n++] = (struct fs_ph_hold){
+        .path = path,
+        .parent = m->parent,
+        .name = slash ? slash + 1 : m->rel,
+        .fd = fd,
+        .anchor = m->root,
+        .rel = m->rel,
+    };
     m->parent = -1;
-    h->anchor = fcntl(m->root, F_DUPFD_CLOEXEC, 3);
-    h->path = strdup(path);
-    h->name = strdup(m->name);
-    h->rel = strdup(m->rel);
-    set->n++;
-    if (h->anchor < 0 || !h->path || !h->name || !h->rel)
-        return nf_err_sys(err, "placeholder %s", path);
-    return 0;
 }
 
-/* The write root's descriptor, opened once per root. */
-static int root_fd(const char *anchor, const char **cached, int *fd, struct nf_err *err)
+/* The write root's descriptor, opened once per root and kept by the set. */
+static int root_fd(struct fs_ph_set *set, const char *anchor, struct nf_err *err)
 {
-    if (*cached && strcmp(*cached, anchor) == 0)
-        return *fd;
-    if (*fd >= 0)
-        close(*fd);
-    *cached = NULL;
-    *fd = fs_open_beneath_root(anchor);
-    if (*fd < 0)
+    int fd, *roots;
+    const char **paths;
+
+    for (size_t i = 0; i < set->n_roots; i++)
+        if (strcmp(set->root_paths[i], anchor) == 0)
+            return set->roots[i];
+    roots = realloc(set->roots, (set->n_roots + 1) * sizeof(*roots));
+    if (!roots)
+        return nf_err_sys(err, "out of memory");
+    set->roots = roots;
+    paths = realloc(set->root_paths, (set->n_roots + 1) * sizeof(*paths));
+    if (!paths)
+        return nf_err_sys(err, "out of memory");
+    set->root_paths = paths;
+    fd = fs_open_beneath_root(anchor);
+    if (fd < 0)
         return nf_err_sys(err, "write root %s", anchor);
-    *cached = anchor;
-    return *fd;
+    set->roots[set->n_roots] = fd;
+    set->root_paths[set->n_roots++] = anchor;
+    return fd;
 }
 
 int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, uint8_t *skip,
                             struct nf_err *err)
 {
-    const char *cached = NULL;
-    _cleanup_close_ int root = -1;
+    size_t room = 0;
 
-    set->v = NULL;
-    set->n = 0;
+    *set = (struct fs_ph_set){ 0 };
     memset(skip, 0, plan->n);
+    for (size_t i = 0; i < plan->n; i++)
+        room += plan->ops[i].ph != FS_PH_NONE;
+    if (room && !(set->v = calloc(room, sizeof(*set->v))))
+        return nf_err_sys(err, "out of memory");
     for (size_t i = 0; i < plan->n_stale; i++) {
-        if (root_fd(plan->stale[i].anchor, &cached, &root, err) < 0)
+        int root = root_fd(set, plan->stale[i].anchor, err);
+
+        if (root < 0)
             return -1;
         (void)remove_stale(root, plan->stale[i].name);
     }
     for (size_t i = 0; i < plan->n; i++) {
         const struct fs_op *op = &plan->ops[i];
         struct making m = { .parent = -1, .kind = op->ph };
-        int fd;
+        int root, fd;
 
         if (op->ph == FS_PH_NONE)
             continue;
@@ -456,14 +479,15 @@ int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, u
             continue;
         if (!op->anchor || !(m.rel = below(op->dst, op->anchor)))
             return nf_err_set(err, EINVAL, "placeholder %s: not inside a write root", op->dst);
-        if (root_fd(op->anchor, &cached, &root, err) < 0)
+        root = root_fd(set, op->anchor, err);
+        if (root < 0)
             return -1;
         m.root = root;
         m.fresh = op->ph_missing;
         m.optional = op->optional;
         fd = hold_one(&m, err);
-        if (fd < 0 && m.parent >= 0)
-            close(m.parent);
+        if (fd < 0)
+            close_parent(&m);
         switch (fd) {
         case HOLD_NONE:
             continue;
@@ -487,8 +511,7 @@ int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, u
         default:
             break;
         }
-        if (set_add(set, &m, op->dst, fd, err) < 0)
-            return -1;
+        set_add(set, &m, op->dst, fd);
     }
     return 0;
 }
@@ -538,15 +561,13 @@ void fs_placeholders_release(struct fs_ph_set *set)
         }
         if (h->fd >= 0)
             close(h->fd);
-        if (h->parent >= 0)
+        if (h->parent >= 0 && h->parent != h->anchor)
             close(h->parent);
-        if (h->anchor >= 0)
-            close(h->anchor);
-        free(h->path);
-        free(h->name);
-        free(h->rel);
     }
+    for (size_t i = 0; i < set->n_roots; i++)
+        close(set->roots[i]);
     free(set->v);
-    set->v = NULL;
-    set->n = 0;
+    free(set->roots);
+    free(set->root_paths);
+    *set = (struct fs_ph_set){ 0 };
 }

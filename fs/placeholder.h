@@ -32,18 +32,26 @@
  * spelled '~'. */
 #define FS_PH_TMP_PREFIX ".nsfence-ph~"
 
+/* The names are the plan's (op->dst and parts of it): the plan outlives the
+ * set. */
 struct fs_ph_hold {
-    char *path;
-    int parent; /* O_PATH descriptor of the directory holding it */
-    char *name; /* its name there */
-    int fd;     /* the placeholder itself, flocked shared */
-    int anchor; /* the write root (O_PATH), for the parent's parent */
-    char *rel;  /* path below the write root */
+    const char *path;
+    int parent;       /* O_PATH descriptor of the directory holding it: its
+                         own, or the write root's when it is the anchor */
+    const char *name; /* its name there */
+    int fd;           /* the placeholder itself, flocked shared */
+    int anchor;       /* the write root (O_PATH), the set's, for the parent's parent */
+    const char *rel;  /* path below the write root */
 };
 
+/* One descriptor per write root, shared by the holds below it: a placeholder
+ * at the top of its root (.bashrc, .vscode) has the root itself for parent. */
 struct fs_ph_set {
     struct fs_ph_hold *v;
     size_t n;
+    int *roots;
+    const char **root_paths;
+    size_t n_roots;
 };
 
 /* A marked placeholder: an empty directory, or a regular file that is empty
