@@ -193,7 +193,8 @@ check-format:
 # ---- the code's layout -----------------------------------------------------
 
 # HOT_ORDER anew, from one run of each front end in an empty directory of
-# the build's (single-stepped: about a minute). Then `make` relinks with it.
+# the build's, then one in a repository there (single-stepped: about a
+# minute). Then `make` relinks with it.
 $(B)/tools/hotorder: tools/hotorder.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O2 $(CFLAGS) -o $@ $<
@@ -206,6 +207,8 @@ hot-order: nsfence $(B)/tools/hotorder
 	    $(CURDIR)/$(B)/tools/hotorder "$$new" $(CURDIR)/nsfence bwrap --ro-bind / / --dev /dev \
 	        --proc /proc --unshare-all -- true && \
 	    $(CURDIR)/$(B)/tools/hotorder "$$new" $(CURDIR)/nsfence srt true && \
+	    git init -q repo && cd repo && \
+	    $(CURDIR)/$(B)/tools/hotorder "$$new" $(CURDIR)/nsfence -- true && \
 	    mv "$$new" $(CURDIR)/$(HOT_ORDER) && wc -l $(CURDIR)/$(HOT_ORDER)
 
 # ---- demo, install ---------------------------------------------------------
