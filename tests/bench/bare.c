@@ -10,8 +10,9 @@
  * sandbox costs the kernel here.
  *   bare [-t] CMD ARGS...   (in a directory of its own; root or not)
  * -t prints each stage's time to stderr in `nsfence --timings`' words.
- * Exits with CMD's status. Linked like nsfence (static PIE), so that its
- * exec costs the same. */
+ * Exits with CMD's status. Linked like nsfence (a static PIE, by lld, with
+ * nsfence's order of functions: tests/bench/lib.sh), so that its exec and
+ * its libc's code cost the same. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
