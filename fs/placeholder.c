@@ -35,12 +35,20 @@ int fs_open_beneath_root(const char *dir)
                       RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
+/* rel's last component. */
+static const char *leaf_of(const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+
+    return slash ? slash + 1 : rel;
+}
+
 int fs_open_parent_beneath(int root, const char *rel, char *leaf, size_t leafsz)
 {
     const char *slash = strrchr(rel, '/');
     char dir[PATH_MAX];
 
-    if (snprintf(leaf, leafsz, "%s", slash ? slash + 1 : rel) >= (int)leafsz) {
+    if (snprintf(leaf, leafsz, "%s", leaf_of(rel)) >= (int)leafsz) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -410,12 +418,10 @@ static int hold_one(struct making *m, struct nf_err *err)
  * nothing is allocated per placeholder. */
 static void set_add(struct fs_ph_set *set, struct making *m, const char *path, int fd)
 {
-    const char *slash = strrchr(m->rel, '/');
-
     set->v[set->n++] = (struct fs_ph_hold){
         .path = path,
         .parent = m->parent,
-        .name = slash ? slash + 1 : m->rel,
+        .name = leaf_of(m->rel),
         .fd = fd,
         .anchor = m->root,
         .rel = m->rel,
@@ -426,25 +432,20 @@ static void set_add(struct fs_ph_set *set, struct making *m, const char *path, i
 /* The write root's descriptor, opened once per root and kept by the set. */
 static int root_fd(struct fs_ph_set *set, const char *anchor, struct nf_err *err)
 {
-    int fd, *roots;
-    const char **paths;
+    struct fs_ph_root *roots;
+    int fd;
 
     for (size_t i = 0; i < set->n_roots; i++)
-        if (strcmp(set->root_paths[i], anchor) == 0)
-            return set->roots[i];
+        if (strcmp(set->roots[i].path, anchor) == 0)
+            return set->roots[i].fd;
     roots = realloc(set->roots, (set->n_roots + 1) * sizeof(*roots));
     if (!roots)
         return nf_err_sys(err, "out of memory");
     set->roots = roots;
-    paths = realloc(set->root_paths, (set->n_roots + 1) * sizeof(*paths));
-    if (!paths)
-        return nf_err_sys(err, "out of memory");
-    set->root_paths = paths;
     fd = fs_open_beneath_root(anchor);
     if (fd < 0)
         return nf_err_sys(err, "write root %s", anchor);
-    set->roots[set->n_roots] = fd;
-    set->root_paths[set->n_roots++] = anchor;
+    set->roots[set->n_roots++] = (struct fs_ph_root){ .path = anchor, .fd = fd };
     return fd;
 }
 
@@ -565,9 +566,8 @@ void fs_placeholders_release(struct fs_ph_set *set)
             close(h->parent);
     }
     for (size_t i = 0; i < set->n_roots; i++)
-        close(set->roots[i]);
+        close(set->roots[i].fd);
     free(set->v);
     free(set->roots);
-    free(set->root_paths);
     *set = (struct fs_ph_set){ 0 };
 }

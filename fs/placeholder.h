@@ -46,11 +46,15 @@ struct fs_ph_hold {
 
 /* One descriptor per write root, shared by the holds below it: a placeholder
  * at the top of its root (.bashrc, .vscode) has the root itself for parent. */
+struct fs_ph_root {
+    const char *path; /* the plan's */
+    int fd;
+};
+
 struct fs_ph_set {
     struct fs_ph_hold *v;
     size_t n;
-    int *roots;
-    const char **root_paths;
+    struct fs_ph_root *roots;
     size_t n_roots;
 };
 
