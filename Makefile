@@ -71,8 +71,11 @@ $(B)/dyn/seccomp/bpf.o $(B)/asan/seccomp/bpf.o $(B)/static/seccomp/bpf.o: $(GEN)
 # instead of one window per function it calls. Each function has a section of
 # its own (-ffunction-sections) for that. A name the list has and the code
 # no longer does is skipped; a function the list lacks lands after the rest.
+# Its relative relocations are packed (RELR, which glibc's static-PIE start
+# applies since 2.36): 60 KiB of them become 1.5 KiB, read at every start.
 HOT_ORDER  = tools/hot-order.txt
-ORDER_LINK = -fuse-ld=lld -Wl,--symbol-ordering-file=$(HOT_ORDER) -Wl,--no-warn-symbol-ordering
+ORDER_LINK = -fuse-ld=lld -Wl,--symbol-ordering-file=$(HOT_ORDER) -Wl,--no-warn-symbol-ordering \
+             -Wl,--pack-dyn-relocs=relr
 STATIC_LINK = $(CC) -static-pie $(ORDER_LINK) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) \
               $(DEPS_STATIC) $(LINK_EXTRA)
 STATIC_NOTE = grep -v -e 'in statically linked applications requires at runtime' -e ': in function '

@@ -9,9 +9,11 @@ bench_prepare() {
     make -s -C "$bench_top" nsfence >/dev/null
     gcc -O2 -o "$bench_build/timeit" "$bench_top/tests/bench/timeit.c"
     # The floor under a whole run, linked as nsfence is: a static PIE, its
-    # functions (libc's) laid out in the order nsfence's run first calls them.
+    # functions (libc's) laid out in the order nsfence's run first calls them,
+    # its relative relocations packed.
     gcc -O2 -Wall -D_GNU_SOURCE -static-pie -ffunction-sections -fuse-ld=lld \
         -Wl,--symbol-ordering-file="$bench_top/tools/hot-order.txt" -Wl,--no-warn-symbol-ordering \
+        -Wl,--pack-dyn-relocs=relr \
         -o "$bench_build/bare" "$bench_top/tests/bench/bare.c"
 }
 
