@@ -293,6 +293,8 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     const char *cwd;
     int code;
 
+    /* Every CPU nsfence was given, for the command and what it starts. */
+    spawn_cpus_release(cfg);
     /* The command starts with the dispositions and mask nsfence was given
      * (an ignored SIGHUP under nohup stays ignored). */
     for (size_t i = 0; i < NF_ARRAY_SIZE(init_signals); i++)

@@ -3,6 +3,7 @@
  * until the sandbox's init exits. */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,12 +56,18 @@ struct spawn_config {
     bool exec_failed;            /* the command's execve failed: no command ran */
     int signal_received;         /* the first signal the host side was sent (0: none) */
     uint64_t times[STAGE_COUNT]; /* filled in as stages complete */
+    cpu_set_t cpus;              /* the CPUs nsfence may run on, while held */
+    bool cpus_held;              /* the run is held on one CPU (see spawn.c) */
 };
 
 /* Run the sandbox to completion. Returns the exit status for nsfence (the
  * command's, 128+N, or 125 with err set when the sandbox could not be
  * built). */
 int spawn_run(struct spawn_config *cfg, struct nf_err *err);
+
+/* Give the calling process every CPU nsfence was started with back, when
+ * the run is held on one (spawn.c says why). Nothing if not held. */
+void spawn_cpus_release(const struct spawn_config *cfg);
 
 /* Wait for init to be gone (it reports the status before tearing the
  * namespaces down) and reap it: no zombie is left for the host's PID 1. */

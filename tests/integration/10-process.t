@@ -36,6 +36,24 @@ like "$ERR" 'nonexistent/program' "the message names the missing program"
 nsf -- no-such-command-anywhere
 is "$RC" 127 "a command not on PATH gives 127"
 
+# The run is held on one CPU while it is set up (src/spawn.c). The command
+# gets every CPU nsfence was given, as given; the host side gets them back
+# once the command has run a while.
+if [ "$(nproc)" -ge 2 ]; then
+    all=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+    nsf -- awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status
+    is "$OUT" "$all" "the command runs on every CPU nsfence was given ($all)"
+    last=$(taskset -c -p $$ | sed 's/.*[-,]//; s/.*: //')
+    o=$(taskset -c "$last" "$NSFENCE" -- awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+    is "$o" "$last" "and only those: given CPU $last alone, it runs there"
+    "$NSFENCE" -- sleep 3 &
+    host=$!
+    sleep 1
+    o=$(awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$host/status")
+    wait "$host"
+    is "$o" "$all" "the host side has every CPU back while the command runs on"
+fi
+
 printf 'not a program' > notexec
 chmod 644 notexec
 nsf -- ./notexec
