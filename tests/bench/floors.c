@@ -375,9 +375,9 @@ static void tcp_floor(void)
  *   the time set through the descriptor) an untar makes a write, an fchown
  *   and an fchmod, so the supervisor has gone idle before each notification,
  *   and the hand-over costs more (less when another process keeps the other
- *   CPU busy). The figure is what the
- *   trap adds: the same calls in the same process, with an untrapped call in
- *   the trapped one's place, are subtracted.
+ *   CPU busy). The figure is what the trap adds: the same calls in the same
+ *   process, with an untrapped call in the trapped one's place, are
+ *   subtracted.
  * Then what the observer reads per call from the stopped caller: its path
  * (process_vm_readv) and its working directory (readlink /proc/PID/cwd). */
 enum { NOTIFY_CALLS = 100 };
