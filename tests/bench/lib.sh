@@ -15,6 +15,16 @@ bench_prepare() {
         -Wl,--symbol-ordering-file="$bench_top/tools/hot-order.txt" -Wl,--no-warn-symbol-ordering \
         -Wl,--pack-dyn-relocs=relr \
         -o "$bench_build/bare" "$bench_top/tests/bench/bare.c"
+    # nsfence's own policy and plan compile, cold and warm: its library,
+    # linked as nsfence is.
+    local pkgs="libseccomp libnl-3.0 inih libcares jansson"
+    # shellcheck disable=SC2046 # pkg-config's words
+    gcc -O2 -Wall -D_GNU_SOURCE -I"$bench_top" $(pkg-config --cflags $pkgs) -static-pie \
+        -fuse-ld=lld -Wl,--symbol-ordering-file="$bench_top/tools/hot-order.txt" \
+        -Wl,--no-warn-symbol-ordering -Wl,--pack-dyn-relocs=relr \
+        -o "$bench_build/planwarm" "$bench_top/tests/bench/planwarm.c" \
+        "$bench_top/build/dyn/libnsfence.a" $(pkg-config --static --libs $pkgs) \
+        2>"$bench_build/planwarm.ld" || { cat "$bench_build/planwarm.ld" >&2; return 1; }
 }
 
 # tests/bench/floors.c, built as $bench_build/floors (the kernel's floors;
