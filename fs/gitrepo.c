@@ -312,7 +312,7 @@ static bool made_there(const struct fs_plan *plan, const char *path)
                      ? fcntl(rfd, F_DUPFD_CLOEXEC, 3)
                      : nf_openat2(rfd, path + n + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC,
                                   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-        return fd >= 0 && fstat(fd, &st) == 0 && !fs_placeholder_is(&st);
+        return fd >= 0 && fstat(fd, &st) == 0 && !fs_placeholder_at(fd, &st);
     }
     return false;
 }

@@ -1,5 +1,6 @@
 #include "fs/placeholder.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +28,66 @@ bool fs_placeholder_is(const struct stat *st)
     if (S_ISREG(st->st_mode))
         return st->st_size == 0 || st->st_size == (off_t)(sizeof(dot_content) - 1);
     return S_ISDIR(st->st_mode);
+}
+
+/* How deep placeholders nest in one: .claude/commands in another run's
+ * .claude, .git/hooks in another's .git. */
+#define PH_NEST_MAX 3
+
+/* Whether the directory at fd holds nothing but placeholders. */
+static bool holds_only_placeholders(int fd, unsigned depth)
+{
+    _cleanup_(closedirp) DIR *d = NULL;
+    int rd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (rd < 0)
+        return false;
+    if (!(d = fdopendir(rd))) {
+        close(rd);
+        return false;
+    }
+    for (;;) {
+        _cleanup_close_ int sub = -1;
+        struct dirent *e;
+        struct stat st;
+
+        errno = 0;
+        if (!(e = readdir(d)))
+            return errno == 0;
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !fs_placeholder_is(&st))
+            return false;
+        if (!S_ISDIR(st.st_mode))
+            continue;
+        if (depth == 0)
+            return false;
+        sub = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0 || !holds_only_placeholders(sub, depth - 1))
+            return false;
+    }
+}
+
+bool fs_placeholder_at(int fd, const struct stat *st)
+{
+    if (!fs_placeholder_is(st))
+        return false;
+    return !S_ISDIR(st->st_mode) || holds_only_placeholders(fd, PH_NEST_MAX);
+}
+
+bool fs_placeholder_path(const char *path, struct stat *st)
+{
+    _cleanup_close_ int fd = -1;
+    struct stat now;
+
+    if (lstat(path, st) < 0 || !fs_placeholder_is(st))
+        return false;
+    if (!S_ISDIR(st->st_mode))
+        return true;
+    fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+        return false; /* replaced meanwhile: not taken for ours */
+    return holds_only_placeholders(fd, PH_NEST_MAX);
 }
 
 int fs_open_beneath_root(const char *dir)
@@ -150,8 +211,9 @@ enum hold_rc {
 };
 
 struct making {
-    int root;        /* the write root */
-    const char *rel; /* below it */
+    int root;         /* the write root */
+    const char *rel;  /* below it */
+    const char *path; /* the whole path, for messages */
     enum fs_placeholder kind;
     bool fresh;    /* the plan saw it missing: try to create first */
     bool optional; /* found by the scan: gone now means skip, never make */
@@ -303,6 +365,15 @@ static int create_complete(struct making *m, struct nf_err *err)
     }
 }
 
+/* Whether the directory open at dir belongs to this process's user: its
+ * owner may chmod it whatever its mode says. */
+static bool owned_by_us(int dir)
+{
+    struct stat st;
+
+    return fstat(dir, &st) == 0 && st.st_uid == geteuid();
+}
+
 /* Where a file system cannot rename without replacing, or the directory is
  * another mount: an exclusive create in place, then the lock and the mark. */
 static int create_in_place(struct making *m, struct nf_err *err)
@@ -328,6 +399,18 @@ failed:
         return -EEXIST;
     if (errno == ENOENT || errno == ENOTDIR)
         return HOLD_GONE;
+    if (errno == EACCES && owned_by_us(m->parent)) {
+        /* Not writable, but ours: the command, as its owner, can make it
+         * writable again (chmod) and create the name. */
+        errno = EACCES;
+        nf_err_sys(err,
+                   "cannot protect %s: its directory is read-only but owned by this user, "
+                   "so the command could make it writable and create it",
+                   m->path ? m->path : m->rel);
+        nf_err_hint(err, "make the directory writable (chmod u+w), or remove it from the write "
+                         "roots");
+        return HOLD_ERROR;
+    }
     if (errno == EACCES || errno == EPERM || errno == EROFS)
         return HOLD_CANNOT;
     return nf_err_sys(err, "placeholder %s", m->rel);
@@ -469,7 +552,7 @@ int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, u
     }
     for (size_t i = 0; i < plan->n; i++) {
         const struct fs_op *op = &plan->ops[i];
-        struct making m = { .parent = -1, .kind = op->ph };
+        struct making m = { .parent = -1, .kind = op->ph, .path = op->dst };
         int root, fd;
 
         if (op->ph == FS_PH_NONE)

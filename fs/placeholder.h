@@ -59,14 +59,28 @@ struct fs_ph_set {
 };
 
 /* A marked placeholder: an empty directory, or a regular file that is empty
- * or holds ".\n" (git's commondir). */
+ * or holds ".\n" (git's commondir). By its stat alone: see fs_placeholder_at
+ * for what a directory holds. */
 bool fs_placeholder_is(const struct stat *st);
+
+/* The same, of the entry open at fd (any mode, O_PATH too) whose stat is
+ * st, and a directory must hold nothing but placeholders (another run's,
+ * made in ours before it was marked), a few levels down. The command can
+ * set the mark itself on anything it may write (utimensat): a marked
+ * directory holding anything else is a real one, a repository still a
+ * repository. */
+bool fs_placeholder_at(int fd, const struct stat *st);
+
+/* fs_placeholder_at of path, not followed if a symlink; st gets its lstat.
+ * False if it cannot be read. */
+bool fs_placeholder_path(const char *path, struct stat *st);
 
 /* Remove what killed runs left half-made (plan->stale), then make (or
  * adopt) every placeholder the plan asks for and lock it shared. A name the
  * caller cannot create (EACCES, EPERM, EROFS) cannot be created inside the
  * sandbox either: that op's byte in skip (one per op) is set, as is an optional op whose
- * directory vanished. A required one whose directory vanished or changed
+ * directory vanished; but a directory the caller owns, the command can make
+ * writable again: EACCES there fails the run. A required one whose directory vanished or changed
  * into a symlink fails the run. */
 int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, uint8_t *skip,
                             struct nf_err *err);

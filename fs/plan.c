@@ -196,7 +196,7 @@ static enum fs_placeholder left_behind(const char *path)
 {
     struct stat st;
 
-    if (lstat(path, &st) < 0 || !fs_placeholder_is(&st))
+    if (!fs_placeholder_path(path, &st))
         return FS_PH_NONE;
     return S_ISDIR(st.st_mode) ? FS_PH_DIR : FS_PH_FILE;
 }
@@ -217,7 +217,7 @@ static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
     if (lstat(op->dst, &st) < 0)
         return;
     op->ph_missing = false;
-    if (fs_placeholder_is(&st))
+    if (fs_placeholder_path(op->dst, &st))
         op->ph_shown = true;
     if (S_ISDIR(st.st_mode))
         op->ph = FS_PH_DIR;
@@ -591,7 +591,7 @@ static bool absent_or_ours(const char *path)
 
     if (lstat(path, &st) < 0)
         return errno == ENOENT;
-    return fs_placeholder_is(&st);
+    return fs_placeholder_path(path, &st);
 }
 
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
@@ -1243,6 +1243,11 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
                 rc = ru->kind == R_MASK_DIR
                          ? strs_add(&plan->scratch, &plan->n_scratch, ru->path, err)
                          : strs_add(&plan->read_only, &plan->n_read_only, ru->path, err);
+            /* In a write root, `mv config x` would carry a masked
+             * config/credentials away from its name, readable in the next
+             * run that masks that name: its directories are pinned too. */
+            if (rc == 0 && prev == S_RW)
+                rc = add_pins(pins, ru->path, anchor, false, err);
             break;
         case R_ALLOW:
             if (prev != S_MASK)

@@ -405,9 +405,10 @@ static int probe_compound(int dirfd, const char *dir, const char *name, enum fs_
                 return 0;                                            /* replaced meanwhile */
             return add_child(out, -1, dir, name, FS_FOUND_DIR, err); /* unreadable: whole */
         }
-        /* Our own placeholder (another run's, or a killed one's): empty,
-         * no repository, nothing inside to protect. */
-        if (fstat(fd, &st) == 0 && fs_placeholder_is(&st))
+        /* Our own placeholder (another run's, or a killed one's): nothing
+         * but placeholders inside, no repository, nothing to protect. The
+         * mark alone is not ours: the command can set it on a repository. */
+        if (fstat(fd, &st) == 0 && fs_placeholder_at(fd, &st))
             return 0;
     }
     return git ? probe_gitdir(fd, path, GIT_NEST_MAX, out, err) : probe_claude(fd, path, out, err);

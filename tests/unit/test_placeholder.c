@@ -313,6 +313,51 @@ static void files_are_made_without_proc_too(void **state)
     assert_false(exists(fx, ".bashrc", NULL));
 }
 
+/* The mark is a 1980 mtime anyone who may write a directory can set: a
+ * marked directory is a placeholder only while it holds nothing but
+ * placeholders (another run's, a few levels down). */
+static void a_forged_mark_is_not_a_placeholder(void **state)
+{
+    struct fx *fx = *state;
+    struct timespec marked[2] = { { .tv_sec = FS_PH_MTIME }, { .tv_sec = FS_PH_MTIME } };
+    static const char *const dirs[] = { "empty",    "nested",     "nested/commands",
+                                        "real",     "deep",       "deep/a",
+                                        "deep/a/b", "deep/a/b/c", "deep/a/b/c/d" };
+    char p[PATH_MAX];
+    struct stat st;
+    int fd;
+
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+        mkd(fx, dirs[i]);
+    assert_int_equal(tmptree_put(fx->d, "nested/commondir", ".\n", p, sizeof(p)), 0);
+    assert_int_equal(tmptree_put(fx->d, "real/config", "[core]\n", p, sizeof(p)), 0);
+    /* Children first: marking a directory's entry changes no mtime of it,
+     * but making one does. */
+    static const char *const order[] = {
+        "nested/commondir", "nested/commands", "nested",   "empty",  "real",
+        "deep/a/b/c/d",     "deep/a/b/c",      "deep/a/b", "deep/a", "deep"
+    };
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        path_of(fx, order[i], p, sizeof(p));
+        assert_int_equal(utimensat(AT_FDCWD, p, marked, AT_SYMLINK_NOFOLLOW), 0);
+    }
+
+    path_of(fx, "empty", p, sizeof(p));
+    assert_true(fs_placeholder_path(p, &st));
+    path_of(fx, "nested", p, sizeof(p));
+    assert_true(fs_placeholder_path(p, &st));
+    path_of(fx, "real", p, sizeof(p));
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(fs_placeholder_is(&st)); /* the mark alone */
+    assert_false(fs_placeholder_path(p, &st));
+    fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_false(fs_placeholder_at(fd, &st));
+    close(fd);
+    path_of(fx, "deep", p, sizeof(p));
+    assert_false(fs_placeholder_path(p, &st)); /* deeper than placeholders nest */
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -321,6 +366,7 @@ int main(void)
         T(placeholders_are_made_marked_and_removed), T(the_last_run_removes_a_shared_placeholder),
         T(nothing_is_made_through_a_symlink),        T(stale_temporaries_are_removed),
         T(a_name_that_appeared_is_adopted),          T(files_are_made_without_proc_too),
+        T(a_forged_mark_is_not_a_placeholder),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

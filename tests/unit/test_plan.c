@@ -784,7 +784,11 @@ static void read_globs_are_expanded(void **state)
     add(fx, &fx->pol.deny_read, "$D/s/**/*.txt");
     add(fx, &fx->pol.deny_read, "$D/s/k*");
     fx->pol.mandatory_deny_depth = 1;
+    /* Masks in a write root pin the directories above them, as denies do:
+     * `mv s x` would carry the masked names away from their paths. */
     expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/s  (pin)\n"
+                    "pin        $D/s/sub  (pin)\n"
                     "dev        /dev [ro]  (minimal /dev)\n"
                     "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
