@@ -600,6 +600,32 @@ int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, u
     return 0;
 }
 
+/* unlinkat where the directory refused it (EACCES): a command may make a
+ * directory of its own read-only during the run (chmod 555 .), and its
+ * owner is who made the placeholders in it. The owner lends itself the
+ * write and search bits for the removal and puts the mode back as the
+ * command left it. Only for a directory of this user's: it then takes
+ * nothing the command could not take itself. */
+static int unlink_in_readonly(int dir, const char *name, int flags)
+{
+    _cleanup_close_ int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    int rc, e;
+
+    if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR) ||
+        fchmod(fd, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) < 0) {
+        errno = EACCES;
+        return -1;
+    }
+    rc = unlinkat(dir, name, flags);
+    e = errno;
+    if (fchmod(fd, st.st_mode & 07777) < 0)
+        log_warn("could not give a directory back its mode %04o: %m", st.st_mode & 07777);
+    errno = e;
+    return rc;
+}
+
 /* A placeholder directory (.claude) can hold another run's placeholders
  * (.claude/commands) when that run saw it before it was marked: the run that
  * empties it removes it too, unless someone still holds it. */
@@ -622,7 +648,9 @@ static void remove_empty_parent(const struct fs_ph_hold *h)
         return;
     fd = openat(pp, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && still_linked(pp, leaf, fd) &&
-        unlinkat(pp, leaf, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY && errno != ENOENT)
+        unlinkat(pp, leaf, AT_REMOVEDIR) < 0 &&
+        (errno != EACCES || unlink_in_readonly(pp, leaf, AT_REMOVEDIR) < 0) && errno != ENOTEMPTY &&
+        errno != ENOENT)
         log_warn("could not remove placeholder %s/%s: %m", dir, leaf);
 }
 
@@ -636,8 +664,11 @@ void fs_placeholders_release(struct fs_ph_set *set)
         if (h->fd >= 0 && fstat(h->fd, &st) == 0 && fs_placeholder_is(&st) &&
             flock(h->fd, LOCK_EX | LOCK_NB) == 0 && h->name &&
             still_linked(h->parent, h->name, h->fd)) {
-            int rc = unlinkat(h->parent, h->name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+            int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
+            int rc = unlinkat(h->parent, h->name, flags);
 
+            if (rc < 0 && errno == EACCES)
+                rc = unlink_in_readonly(h->parent, h->name, flags);
             if (rc < 0 && errno != ENOTEMPTY && errno != ENOENT)
                 log_warn("could not remove placeholder %s: %m", h->path);
             if (rc == 0 && h->rel && h->anchor >= 0)

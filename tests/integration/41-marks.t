@@ -79,4 +79,17 @@ chmod 755 ro
 is "$(listing ro)" "" "and nothing is left in it"
 rm -rf ro
 
+# A command that makes its write root read-only during the run: the
+# placeholders in it are removed all the same, and the mode stays as the
+# command left it.
+mkdir top
+cd top
+nsf -- sh -c 'echo ran; chmod 555 .'
+cd "$w"
+is "$OUT" "ran" "the command ran and made its write root read-only"
+is "$(stat -c %a top)" "555" "the write root keeps the mode the command gave it"
+chmod 755 top
+is "$(listing top)" "" "and no placeholder is left in it"
+rm -rf top
+
 done_testing
