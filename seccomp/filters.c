@@ -107,16 +107,29 @@ static int build_io_uring(scmp_filter_ctx ctx, struct nf_err *err)
     return 0;
 }
 
+/* The kernel's SOCK_TYPE_MASK: the type below the SOCK_NONBLOCK and
+ * SOCK_CLOEXEC flags. */
+#define SOCK_TYPE_BITS 0xf
+
 static int build_unix(scmp_filter_ctx ctx, struct nf_err *err)
 {
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* A unix socket reaches whatever listens on the host's file system and
      * abstract namespace; a vsock reaches the hypervisor past the network
-     * namespace. socketpair stays: it reaches nothing outside. */
+     * namespace. socketpair stays for streams and seqpackets, connected to
+     * each other for good; a datagram pair is not: sendto() names any
+     * socket path, or connect() re-points it (SOCK_RAW is a datagram
+     * socket to AF_UNIX). */
     struct scmp_arg_cmp unix_ = EQ32(0, AF_UNIX), vsock = EQ32(0, AF_VSOCK);
+    struct scmp_arg_cmp dgram[] = { EQ32(0, AF_UNIX),
+                                    SCMP_CMP(1, SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, SOCK_DGRAM) };
+    struct scmp_arg_cmp raw[] = { EQ32(0, AF_UNIX),
+                                  SCMP_CMP(1, SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, SOCK_RAW) };
 
     if (rule(ctx, eperm, "socket", 1, &unix_, err) < 0 ||
-        rule(ctx, eperm, "socket", 1, &vsock, err) < 0)
+        rule(ctx, eperm, "socket", 1, &vsock, err) < 0 ||
+        rule(ctx, eperm, "socketpair", 2, dgram, err) < 0 ||
+        rule(ctx, eperm, "socketpair", 2, raw, err) < 0)
         return -1;
     return build_io_uring(ctx, err);
 }

@@ -16,7 +16,8 @@
 /* nsfence's own rules are one program, not one per concern: each program
  * costs load time, a check on every syscall and deferred kernel work to free
  * after the run. The rules:
- *   - socket(AF_UNIX | AF_VSOCK), io_uring → EPERM (unless unix_block is off);
+ *   - socket(AF_UNIX | AF_VSOCK), socketpair(AF_UNIX) of datagrams, io_uring
+ *     → EPERM (unless unix_block is off);
  *   - new user/mount namespaces, mounts, setns, keyrings → EPERM; clone3 →
  *     ENOSYS (only the keyrings with nested_userns);
  *   - ioctl TIOCSTI, TIOCLINUX → EPERM;

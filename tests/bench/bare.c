@@ -65,7 +65,7 @@ static const struct {
     { ".claude", true },      { ".git", true },
 };
 #define N_PH       (sizeof(ph) / sizeof(ph[0]))
-#define FILTER_LEN 118 /* nsfence's program for the default policy */
+#define FILTER_LEN 131 /* nsfence's program for the default policy */
 
 static double *times; /* shared with init */
 

@@ -1,7 +1,9 @@
 /* Tries one syscall (or a few) the way an escape would, and prints the
  * result as "ok" or the errno's name:
  *   trysys NAME...
- * Names: unix unix-highbits vsock inet socketpair io_uring_setup io_uring_enter
+ * Names: unix unix-highbits vsock inet socketpair socketpair-dgram
+ * socketpair-raw socketpair-dgram-highbits dgram-send=PATH (a datagram
+ * socketpair's sendto to the unix socket at PATH) io_uring_setup io_uring_enter
  * io_uring_register unshare-user unshare-mount unshare-net mount umount-proc
  * setns pivot_root open_tree move_mount fsopen fsconfig fsmount fspick
  * mount_setattr open_tree_attr clone3 clone-newuser fork vfork thread
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/un.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -96,6 +99,28 @@ int main(int argc, char **argv)
             int sv[2];
 
             rc = socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+        } else if (!strcmp(n, "socketpair-dgram")) {
+            int sv[2];
+
+            rc = socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv);
+        } else if (!strcmp(n, "socketpair-raw")) {
+            int sv[2];
+
+            rc = socketpair(AF_UNIX, SOCK_RAW, 0, sv);
+        } else if (!strcmp(n, "socketpair-dgram-highbits")) {
+            int sv[2];
+
+            rc = syscall(SYS_socketpair, (1UL << 32) | AF_UNIX, (1UL << 32) | SOCK_DGRAM, 0, sv);
+        } else if (!strncmp(n, "dgram-send=", 11)) {
+            struct sockaddr_un a = { .sun_family = AF_UNIX };
+            int sv[2];
+
+            snprintf(a.sun_path, sizeof(a.sun_path), "%s", n + 11);
+            rc = socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+            if (rc == 0)
+                rc = sendto(sv[0], "escaped", 7, 0, (struct sockaddr *)&a, sizeof(a));
+            report("dgram-send", rc);
+            continue;
         } else if (!strcmp(n, "io_uring_setup"))
             rc = syscall(425, 1, NULL);
         else if (!strcmp(n, "io_uring_enter"))

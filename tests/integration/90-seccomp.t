@@ -20,7 +20,34 @@ expect_all() { # expect_all "name errno" ...  (one run, every line checked)
 }
 
 expect_all "unix EPERM" "unix-highbits EPERM" "vsock EPERM" "io_uring_setup EPERM" \
-    "io_uring_enter EPERM" "io_uring_register EPERM" "inet ok" "socketpair ok"
+    "io_uring_enter EPERM" "io_uring_register EPERM" "inet ok" "socketpair ok" \
+    "socketpair-dgram EPERM" "socketpair-raw EPERM" "socketpair-dgram-highbits EPERM"
+
+# A datagram socketpair is connected to nothing for good: sendto() names
+# any unix socket on the host's file system, read-only mount or not. A
+# host-side datagram listener, reached from outside (the control), not
+# from inside.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+open(sys.argv[1] + ".up", "w").close()
+while True:
+    with open(sys.argv[2], "ab") as f:
+        f.write(s.recv(64) + b"\n")
+' "$d/host.sock" "$d/got" &
+listener=$!
+for _ in $(seq 100); do [ -e "$d/host.sock.up" ] && break; sleep 0.05; done
+"$try" "dgram-send=$d/host.sock" >/dev/null
+for _ in $(seq 100); do [ -s "$d/got" ] && break; sleep 0.05; done
+is "$(cat "$d/got" 2>/dev/null)" "escaped" "outside, a datagram socketpair's sendto reaches a host unix socket (the control)"
+nsf -- "$try" "dgram-send=$d/host.sock"
+is "$OUT" "dgram-send EPERM" "inside, the command ran and could not make the datagram pair"
+sleep 0.2
+is "$(cat "$d/got" 2>/dev/null)" "escaped" "the host socket received nothing from inside"
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+rm -f "$d/host.sock" "$d/host.sock.up" "$d/got"
 expect_all "unshare-user EPERM" "unshare-mount EPERM" "clone-newuser EPERM" "clone3 ENOSYS" \
     "mount EPERM" "umount-proc EPERM" "setns EPERM" "pivot_root EPERM" "open_tree EPERM" \
     "move_mount EPERM" "fsopen EPERM" "fsconfig EPERM" "fsmount EPERM" "fspick EPERM" \
