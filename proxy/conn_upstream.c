@@ -30,17 +30,22 @@ static void authority(const char *host, unsigned port, char *out, size_t outsz)
         snprintf(out, outsz, "%s:%u", host, port);
 }
 
-static void refresh_local(struct px_server *s)
+/* This host's own addresses, re-read at most once a second. False when
+ * they cannot be read (getifaddrs needs a descriptor): the guard cannot
+ * tell them then, and the caller refuses rather than guess. */
+static bool refresh_local(struct px_server *s)
 {
     struct ifaddrs *ifa, *i;
 
     if (s->local_valid && s->loop->now - s->local_at < LOCAL_TTL_MS)
-        return;
+        return true;
+    if (getifaddrs(&ifa) < 0) {
+        s->local_valid = false;
+        return false;
+    }
     s->nlocal = 0;
     s->local_at = s->loop->now;
     s->local_valid = true;
-    if (getifaddrs(&ifa) < 0)
-        return;
     for (i = ifa; i && s->nlocal < MAX_LOCAL; i = i->ifa_next) {
         struct px_addr *a = &s->local[s->nlocal];
 
@@ -58,6 +63,7 @@ static void refresh_local(struct px_server *s)
         }
     }
     freeifaddrs(ifa);
+    return true;
 }
 
 int px_conn_connect_tcp(const struct px_addr *a, unsigned port)
@@ -204,7 +210,12 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
         memcpy(c->addrs, addrs, n * sizeof(*addrs));
         c->naddrs = n;
     } else {
-        refresh_local(c->s);
+        if (!refresh_local(c->s)) {
+            log_warn("proxy: %s: this host's addresses cannot be read (%m): refused", c->host);
+            px_conn_upstream_failed(c);
+            px_conn_update(c);
+            return;
+        }
         for (size_t i = 0; i < n; i++) {
             unsigned cls =
                 px_guard_check(c->rules, c->host, c->port, &addrs[i], c->s->local, c->s->nlocal);
@@ -227,6 +238,58 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
     px_conn_update(c);
 }
 
+/* The parent proxy's own address: as written, or resolved. */
+static void reach_parent(struct conn *c)
+{
+    const struct px_parent *p = c->s->cfg.parent;
+
+    if (p->host_is_ip) {
+        c->addrs[0] = p->addr;
+        c->naddrs = 1;
+        px_conn_try_next_addr(c);
+        return;
+    }
+    c->state = CS_RESOLVING;
+    c->req = px_resolve(c->s->resolver, p->host, on_resolved, c);
+    if (!c->req)
+        px_conn_upstream_failed(c);
+}
+
+/* Through a parent proxy, the parent resolves the name and connects, and
+ * may pick any of its answers: the name is resolved here too, and refused
+ * if any answer here is one the guard refuses (a parent on this host's
+ * loopback would otherwise reach its services). A name that does not
+ * resolve here, where the parent is the only way to outside names, is the
+ * parent's to judge. */
+static void on_target_resolved(void *arg, int status, const char *msg, const struct px_addr *addrs,
+                               size_t n)
+{
+    struct conn *c = arg;
+    unsigned dropped = 0;
+
+    c->req = NULL;
+    if (status == 0) {
+        if (!refresh_local(c->s)) {
+            log_warn("proxy: %s: this host's addresses cannot be read (%m): refused", c->host);
+            px_conn_upstream_failed(c);
+            px_conn_update(c);
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            dropped |=
+                px_guard_check(c->rules, c->host, c->port, &addrs[i], c->s->local, c->s->nlocal);
+        if (dropped) {
+            px_conn_guard_deny(c, dropped);
+            px_conn_update(c);
+            return;
+        }
+    } else {
+        log_v("proxy: resolve %s here: %s; left to the parent proxy", c->host, msg);
+    }
+    reach_parent(c);
+    px_conn_update(c);
+}
+
 void px_conn_start_resolve(struct conn *c)
 {
     const struct px_parent *p = c->s->cfg.parent;
@@ -235,11 +298,15 @@ void px_conn_start_resolve(struct conn *c)
     if (px_conn_arm(c, CONNECT_TIMEOUT_MS) < 0)
         return;
     c->naddrs = c->next_addr = 0;
-    if (c->via_parent ? p->host_is_ip : c->is_ip) {
+    if (c->is_ip && !c->via_parent) {
         /* IP literals pass only by an explicit allow entry: no guard. */
-        c->addrs[0] = c->via_parent ? p->addr : c->addr;
+        c->addrs[0] = c->addr;
         c->naddrs = 1;
         px_conn_try_next_addr(c);
+        return;
+    }
+    if (c->via_parent && c->is_ip && p->host_is_ip) {
+        reach_parent(c);
         return;
     }
     c->state = CS_RESOLVING;
@@ -254,7 +321,12 @@ void px_conn_start_resolve(struct conn *c)
             return;
         }
     }
-    c->req = px_resolve(c->s->resolver, c->via_parent ? p->host : c->host, on_resolved, c);
+    if (c->via_parent && !c->is_ip)
+        c->req = px_resolve(c->s->resolver, c->host, on_target_resolved, c);
+    else if (c->via_parent)
+        c->req = px_resolve(c->s->resolver, p->host, on_resolved, c);
+    else
+        c->req = px_resolve(c->s->resolver, c->host, on_resolved, c);
     if (!c->req)
         px_conn_upstream_failed(c);
 }

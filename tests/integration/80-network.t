@@ -255,6 +255,13 @@ unlike "$(cat "$NF_PARENT_LOG")" 'other.test' "a denied host never reaches the p
 before=$(wc -l < "$NF_PARENT_LOG")
 HTTPS_PROXY="$NF_PARENT" NO_PROXY=allowed.test nsf $A -- curl -sS http://allowed.test/index.html
 is "$OUT:$(wc -l < "$NF_PARENT_LOG")" "hello from upstream:$before" "NO_PROXY sends a host direct"
+# The parent resolves and connects, but the name is checked where it
+# resolves here too: a parent on this host would reach its loopback.
+before=$(wc -l < "$NF_PARENT_LOG")
+HTTPS_PROXY="$NF_PARENT" nsf --allow-domain loop.test -- curl -sS -i http://loop.test/
+like "$OUT" 'Connection to loop.test blocked: resolved to a loopback address' \
+    "behind a parent proxy, an allowed name resolving to loopback is refused too"
+is "$(wc -l < "$NF_PARENT_LOG")" "$before" "and never reaches the parent proxy"
 printf '[network]\nallow_domain = allowed.test\nparent_proxy = %s\n' "$NF_PARENT" > parent.ini
 nsf --config "$d/parent.ini" -- curl -sSk https://allowed.test/index.html
 is "$OUT" "hello from upstream" "[network] parent_proxy is used too"
