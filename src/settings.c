@@ -987,12 +987,13 @@ static int apply_credentials(const struct srt_settings *s, struct policy *pol, s
         if (!pol_strv_contains(&pol->env_unset, s->cred_env[i].name) &&
             pol_strv_add(&pol->env_unset, s->cred_env[i].name, err) < 0)
             return -1;
-    /* A denied credential file reads as nothing: a deny_read, taken as
-     * spelled (srt denies the path, not a pattern). */
+    /* A denied credential file reads as nothing: a deny_read, globs
+     * expanded as denyRead's are (srt's denyOnly is expand(denyRead) and
+     * expand(credential deny files)). */
     for (size_t i = 0; i < s->n_cred_files; i++) {
         struct nf_err e = { 0 };
 
-        if (cfg_add_path(pol, &pol->deny_read, s->cred_files[i].name, true, true, &e) < 0)
+        if (cfg_add_path(pol, &pol->deny_read, s->cred_files[i].name, true, false, &e) < 0)
             return nf_err_set(err, e.code, "%s: credentials.files[%zu].path: %s", s->file, i,
                               e.msg);
     }

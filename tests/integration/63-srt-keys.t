@@ -205,6 +205,11 @@ both "echo \"env=\${NF_SECRET-unset}\"; cat $d/other/cred 2>/dev/null; echo end"
 unset NF_SECRET
 same "credentials.envVars / files with mode deny: the variable is absent, the file unreadable" "env=unset
 end"
+# A glob there is expanded, as srt expands it (and denyRead's).
+write '' "\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[]" "\"credentials\":{\"files\":[{\"path\":\"$d/other/c*d\",\"mode\":\"deny\"}]},"
+both "echo ran; cat $d/other/cred 2>/dev/null; echo end"
+same "credentials.files with a glob: the files it matches are unreadable" "ran
+end"
 
 write '' "$EMPTY_FS" '"git":{"safeDirectories":["/srv/repo"]},'
 both "git config --get-all safe.directory"
