@@ -314,9 +314,16 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
     }
     if (plan->disable_userns && nest_userns(cfg, &err) < 0)
         sync_fail(sync, &err);
-    if (plan->landlock_mode    ? caps_clear(&err) < 0
-        : plan->caps_untouched ? caps_raise_ambient(plan->caps, &err) < 0
-                               : caps_set(plan->caps, &err) < 0)
+    /* Untouched means the caller's own. A user namespace entered gives
+     * every capability of its own: those are trimmed to the caller's, as
+     * bubblewrap does (a root whose bounding set lacks CAP_SYS_ADMIN must
+     * not find it again inside and remount a read-only bind). */
+    bool untouched = plan->caps_untouched && !(plan->namespaces & CLONE_NEWUSER) &&
+                     plan->userns_fd < 0 && plan->userns2_fd < 0;
+
+    if (plan->landlock_mode ? caps_clear(&err) < 0
+        : untouched         ? caps_raise_ambient(plan->caps, &err) < 0
+                            : caps_set(plan->caps, &err) < 0)
         sync_fail(sync, &err);
     if ((plan->disable_userns || plan->assert_userns_disabled) && unshare(CLONE_NEWUSER) == 0) {
         nf_err_set(&err, EPERM, "creation of new user namespaces was not disabled as requested");

@@ -367,6 +367,26 @@ is "$(printf '%s' "$OUT" | cut -f2)" "$(is_root && echo "$host_caps" || echo 000
     "--cap-add CAP_NET_ADMIN in a user namespace"
 refused "unknown cap: CAP_FOO" "an unknown capability is refused" -- --cap-add CAP_FOO true
 
+# A root whose bounding set lacks CAP_SYS_ADMIN (a container's, a unit's
+# CapabilityBoundingSet): a user namespace gives every capability of its
+# own, trimmed to the caller's as bubblewrap trims them, so a read-only
+# bind stays read-only.
+if is_root; then
+    mkdir -p capdir && echo original > capdir/f
+    limited=$(setpriv --bounding-set -sys_admin sh -c 'grep CapBnd /proc/self/status | cut -f2')
+    timeout -k 5 60 setpriv --bounding-set -sys_admin "$BW" --ro-bind / / --unshare-user \
+        --ro-bind "$top/capdir" /mnt sh -c 'grep -E "CapEff|CapBnd" /proc/self/status | cut -f2 | tr "\n" " ";
+        mount -o remount,bind,rw /mnt 2>/dev/null && echo remounted; echo hacked > /mnt/f 2>/dev/null && echo wrote' \
+        >"$top/.o" 2>/dev/null </dev/null
+    is "$(cat "$top/.o")" "$limited $limited " \
+        "--unshare-user as a root without CAP_SYS_ADMIN: the command's capabilities are the caller's, no remount, no write"
+    is "$(cat capdir/f)" "original" "the file under the read-only bind is unchanged"
+    rm -rf capdir "$top/.o"
+else
+    pass "(a root's own capabilities: nothing to check as a user)"
+    pass "(a root's own capabilities: nothing to check as a user)"
+fi
+
 bw --level-prefix --ro-bind /nonexistent /x true
 is "$RC:$ERR" "1:<3>bwrap: Can't find source path /nonexistent: No such file or directory" "--level-prefix: <3> before bwrap:"
 
