@@ -446,6 +446,15 @@ static bool wanted_inode(const struct walk *w, int dirfd, const char *name, ino_
     return false;
 }
 
+/* Whether dirfd's entry name is a placeholder (fs_placeholder_at). */
+static bool placeholder_entry(int dirfd, const char *name)
+{
+    _cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+
+    return fd >= 0 && fstat(fd, &st) == 0 && fs_placeholder_at(fd, &st);
+}
+
 /* One entry; *descend says whether to walk into it. */
 static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, const char *name,
                  enum fs_found_kind kind, ino_t ino, bool *descend, struct nf_err *err)
@@ -454,7 +463,11 @@ static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, con
     char path[PATH_MAX];
 
     *descend = !git;
-    if (git && join(path, sizeof(path), dir, name) == 0 && git_seen(w->out, path, err) < 0)
+    /* A .git already there is no repository the command made; a
+     * placeholder (or one marked to look like one) is nothing yet, and a
+     * repository built in it during the run must still be reported. */
+    if (git && !placeholder_entry(dirfd, name) && join(path, sizeof(path), dir, name) == 0 &&
+        git_seen(w->out, path, err) < 0)
         return -1;
     switch (w->mode) {
     case WALK_GIT:
@@ -493,11 +506,13 @@ enum bare_marks {
 
 static unsigned bare_mark(const char *name, enum fs_found_kind kind)
 {
-    if (kind == FS_FOUND_FILE && strcmp(name, "HEAD") == 0)
+    /* git follows symlinks for all three (HEAD -> refs/heads/main is a
+     * valid HEAD; objects and refs are only access()ed). */
+    if ((kind == FS_FOUND_FILE || kind == FS_FOUND_SYMLINK) && strcmp(name, "HEAD") == 0)
         return BARE_HEAD;
-    if (kind == FS_FOUND_DIR && strcmp(name, "objects") == 0)
+    if ((kind == FS_FOUND_DIR || kind == FS_FOUND_SYMLINK) && strcmp(name, "objects") == 0)
         return BARE_OBJECTS;
-    if (kind == FS_FOUND_DIR && strcmp(name, "refs") == 0)
+    if ((kind == FS_FOUND_DIR || kind == FS_FOUND_SYMLINK) && strcmp(name, "refs") == 0)
         return BARE_REFS;
     return 0;
 }

@@ -197,6 +197,24 @@ nsf -- sh -c "mkdir -p sub && cd sub && $bare"
 like "$ERR" "created git-repository $top/mono/frontend/sub " "a bare repository made below the top is reported"
 cd "$top" && rm -rf "$top/mono"
 
+# --- the top's own .git made invalid (its HEAD is the command's to write)
+# and a bare layout of symlinks beside it: git, finding .git no repository,
+# takes the top itself for a bare one. Reported as a repository the command
+# made, and its config protected from the next run on.
+toplink='echo garbage > .git/HEAD; mkdir -p .x/objects .x/refs; ln -s .x/objects objects;
+    ln -s .x/refs refs; echo "ref: refs/heads/main" > HEAD;
+    printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config; echo ran'
+new_repo "$top/control" && (cd "$top/control" && sh -c "$toplink" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: that layout makes the host's git run the command's program"
+new_repo "$top/r" && cd "$top/r"
+nsf -- sh -c "$toplink"
+is "$OUT" "ran" "the command ran (a bare layout of symlinks beside an invalid .git)"
+like "$ERR" "created git-repository $top/r " "it is reported as a repository the command made"
+nsf -- sh -c 'echo ran; echo "[core]" >> config && echo rewrote'
+is "$OUT" "ran" "the next run ran and could not rewrite that config"
+cd "$top" && rm -rf "$top/r" "$top/control"
+
 # --- a bare repository in a write root: its hooks run on a push to it
 git init -q --bare "$top/b1/mirror.git" 2>/dev/null
 cd "$top/b1"

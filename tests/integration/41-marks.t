@@ -46,6 +46,16 @@ is "$OUT" "ran" "the command made a repository and marked its .git"
 like "$ERR" "created git-repository $w/src/.git" "it is reported all the same"
 rm -rf src
 
+# A .git marked empty in one run (nothing, to git) and made a repository
+# in the next is reported as made by the command.
+nsf -- sh -c "echo ran; mkdir -p sub/.git && touch -d @$mark sub/.git"
+is "$OUT" "ran" "run 1 ran and left a marked, empty sub/.git"
+nsf -- sh -c 'echo ran; cd sub && git init -q . && echo made'
+is "$OUT" "ran
+made" "run 2 ran and made a repository there"
+like "$ERR" "created git-repository $w/sub/.git" "it is reported"
+rm -rf sub
+
 # A denied file inside a write root cannot be carried away from its name by
 # renaming a directory above it (the next run would find nothing to hide).
 mkdir config
