@@ -116,22 +116,30 @@ static int nest_userns(const struct spawn_config *cfg, struct nf_err *err)
 {
     static const char *const maps[] = { "self/uid_map", "self/gid_map" };
     unsigned ids[2] = { getuid(), getgid() };
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    int rc = 0;
 
     if (unshare(CLONE_NEWUSER) < 0)
         return nf_err_sys(err, "Creating new namespace failed");
-    for (size_t i = 0; i < 2; i++) {
+    /* An undumpable process's /proc/self files belong to root, and a user
+     * other than root cannot open its own maps: dumpable for the two writes
+     * (the memory is init's, a vfork's; nothing else runs in the sandbox
+     * yet), then as it was. */
+    if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+        return nf_err_sys(err, "prctl(PR_SET_DUMPABLE)");
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
         char line[64];
         int n = snprintf(line, sizeof(line), "%u %u 1\n", ids[i], ids[i]);
         int fd = openat(cfg->proc_fd, maps[i], O_WRONLY | O_CLOEXEC);
 
-        if (fd < 0 || write(fd, line, (size_t)n) != n) {
-            if (fd >= 0)
-                close(fd);
-            return nf_err_sys(err, "write %s", maps[i]);
-        }
-        close(fd);
+        if (fd < 0 || write(fd, line, (size_t)n) != n)
+            rc = nf_err_sys(err, "write %s", maps[i]);
+        if (fd >= 0)
+            close(fd);
     }
-    return 0;
+    if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 && rc == 0)
+        rc = nf_err_sys(err, "prctl(PR_SET_DUMPABLE)");
+    return rc;
 }
 
 /* The new user namespace exists but may not mount at all: a seccomp filter

@@ -402,6 +402,12 @@ bw --ro-bind / / --unshare-user --disable-userns --assert-userns-disabled "$TRY"
 is "$RC:$OUT" "0:unshare-user errno28" "--disable-userns: no user namespace can be made inside (ENOSPC)"
 bw --ro-bind / / --unshare-user "$TRY" unshare-user
 is "$OUT" "unshare-user ok" "control: without it a nested user namespace can be made"
+# Under an init of our own (--unshare-pid), whose memory the command shares
+# until it execs and which is kept undumpable: as any user, and init still
+# cannot be traced afterwards.
+bw --ro-bind / / --unshare-user --unshare-pid --disable-userns "$TRY" unshare-user ptrace-init
+is "$RC:$OUT" "0:unshare-user errno28
+ptrace-init EPERM" "--disable-userns with --unshare-pid: no nested user namespace, init untraceable"
 refused "creation of new user namespaces was not disabled as requested" \
     "--assert-userns-disabled fails where user namespaces work" -- --ro-bind / / --assert-userns-disabled true
 refused "--disable-userns requires --unshare-user" "--disable-userns without --unshare-user is refused" \
