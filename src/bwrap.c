@@ -468,13 +468,23 @@ static int compile(struct bwrap_run *b, struct nf_err *err)
 
     /* As root, with no --cap-add or --cap-drop, bubblewrap leaves the
      * capabilities alone; otherwise it keeps what the list asks for,
-     * starting from the caller's own as root and from none otherwise. */
+     * starting from the caller's own as root and from none otherwise. A
+     * uid other than 0 inside keeps none unasked: bubblewrap raises no
+     * ambient set for it, and execve clears the rest. */
     if (getuid() == 0 && s->n_caps == 0) {
-        p->caps_untouched = true;
-        p->caps = effective_caps();
+        p->caps_untouched = s->uid == 0;
+        p->caps = s->uid == 0 ? effective_caps() : 0;
     } else {
         p->caps = bw_caps_apply(s, getuid() == 0 ? effective_caps() : 0);
     }
+    /* With --dev in a user namespace of its own and a uid other than 0,
+     * bubblewrap maps 0 first (devpts wants root mapped), then runs the
+     * command in a nested user namespace mapping its uid: its capabilities,
+     * --cap-add CAP_SYS_ADMIN included, then hold nothing over the
+     * sandbox's mounts, and a --ro-bind cannot be remounted. */
+    for (size_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].kind == BW_OP_DEV && s->unshare_user && s->userns_fd < 0 && s->uid != 0)
+            p->userns_nested = true;
     if (add_filters(p, s, err) < 0)
         return -1;
     p->new_session = s->new_session;

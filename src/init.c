@@ -320,7 +320,7 @@ static _Noreturn void command_main(struct spawn_config *cfg, int sync,
         nf_err_sys(&err, "Can't switch to the user namespace given by --userns2");
         sync_fail(sync, &err);
     }
-    if (plan->disable_userns && nest_userns(cfg, &err) < 0)
+    if ((plan->disable_userns || plan->userns_nested) && nest_userns(cfg, &err) < 0)
         sync_fail(sync, &err);
     /* Untouched means the caller's own. A user namespace entered gives
      * every capability of its own: those are trimmed to the caller's, as
@@ -542,6 +542,10 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
             sync_fail(sync, &err);
         }
         close(fd);
+    }
+    /* The host's /proc, held for the nested user namespace's maps: the
+     * sandbox may have none once pivoted. */
+    if (plan->disable_userns || plan->userns_nested) {
         cfg->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (cfg->proc_fd < 0) {
             nf_err_sys(&err, "open /proc");

@@ -42,6 +42,9 @@ struct run_plan {
     int pidns_fd;        /* the PID namespace the sandbox's is made in (or joins) */
     int userns2_fd;      /* joined by the command after the setup */
     bool disable_userns; /* the command cannot make user namespaces */
+    bool userns_nested;  /* the command runs in a user namespace of its own, nested
+                            in the sandbox's: its capabilities cannot touch the
+                            sandbox's mounts (bubblewrap's devpts re-mapping) */
     bool assert_userns_disabled;
     enum run_idmap idmap;
     uid_t uid; /* inside (RUN_IDMAP_SELF) */

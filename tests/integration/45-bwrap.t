@@ -397,6 +397,28 @@ printf -- '--args\0004\0' > nested
 refused "--args not supported in arguments file" "--args inside an arguments file is refused" \
     -- --args 3 true 3<nested
 
+# A uid other than 0 inside keeps no capability unasked, as in bubblewrap
+# (root's set would otherwise ride the ambient set across execve); and with
+# --dev, the command's own capabilities live in a user namespace nested in
+# the sandbox's, so even CAP_SYS_ADMIN cannot remount a --ro-bind.
+bw --ro-bind / / --unshare-user --uid 1000 --gid 1000 sh -c 'id -u; grep CapEff /proc/self/status | cut -f2'
+is "$OUT" "1000
+0000000000000000" "--uid 1000 without --cap-add: uid 1000 and no capabilities, as root too"
+mkdir -p nbdir && echo original > nbdir/f
+bw --ro-bind / / --unshare-user --dev /dev --cap-add CAP_SYS_ADMIN --ro-bind "$top/nbdir" /mnt \
+    sh -c 'echo ran; mount -o remount,bind,rw /mnt 2>/dev/null && echo remounted; echo written > /mnt/f 2>/dev/null && echo wrote'
+if is_root; then
+    is "$OUT" "ran
+remounted
+wrote" "as root at uid 0 with --dev, bubblewrap's command may remount (no nested namespace): the control"
+    echo original > nbdir/f
+    bw --ro-bind / / --unshare-user --dev /dev --uid 1000 --cap-add CAP_SYS_ADMIN --ro-bind "$top/nbdir" /mnt \
+        sh -c 'echo ran; mount -o remount,bind,rw /mnt 2>/dev/null && echo remounted; echo written > /mnt/f 2>/dev/null && echo wrote'
+fi
+is "$OUT" "ran" "--dev, a uid other than 0, --cap-add CAP_SYS_ADMIN: the command ran and could not remount the --ro-bind"
+is "$(cat nbdir/f)" "original" "the file under it is unchanged"
+rm -rf nbdir
+
 # --- user namespaces: disable, assert, join ---------------------------------------
 bw --ro-bind / / --unshare-user --disable-userns --assert-userns-disabled "$TRY" unshare-user
 is "$RC:$OUT" "0:unshare-user errno28" "--disable-userns: no user namespace can be made inside (ENOSPC)"
