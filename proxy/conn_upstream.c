@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proxy/host.h"
 #include "proxy/parent.h"
 #include "proxy/rules.h"
 #include "src/log.h"
@@ -141,7 +142,7 @@ void px_conn_parent_connect(struct conn *c)
     char auth[600] = "", target[PX_HOST_MAX + 8], req[2048];
     int n;
 
-    authority(c->host, c->port, target, sizeof(target));
+    authority(c->parent_target[0] ? c->parent_target : c->host, c->port, target, sizeof(target));
     if (c->s->cfg.parent->auth[0])
         snprintf(auth, sizeof(auth), "Proxy-Authorization: %s\r\n", c->s->cfg.parent->auth);
     n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
@@ -192,6 +193,26 @@ void px_conn_parent_reply(struct conn *c)
     px_conn_connected(c);
 }
 
+/* A parent on this host's loopback or own addresses reaches this host's
+ * services as they are: a second lookup there could answer differently
+ * from the one the guard checked (DNS rebinding to 127.0.0.1), so such a
+ * parent is asked for the checked address itself. A parent elsewhere is
+ * asked for the name, for its own rules by name; what its loopback holds
+ * is its own. */
+static void pin_for_local_parent(struct conn *c, const struct px_addr *parent, size_t n)
+{
+    for (size_t i = 0; c->checked_valid && i < n; i++) {
+        bool local = px_addr_builtin_classes(&parent[i]) & PX_CLASS_LOOPBACK;
+
+        for (size_t k = 0; !local && k < c->s->nlocal; k++)
+            local = px_addr_equal(&parent[i], &c->s->local[k]);
+        if (local) {
+            px_addr_format(&c->checked, c->parent_target, sizeof(c->parent_target));
+            return;
+        }
+    }
+}
+
 static void on_resolved(void *arg, int status, const char *msg, const struct px_addr *addrs,
                         size_t n)
 {
@@ -207,6 +228,7 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
     }
     c->naddrs = c->next_addr = 0;
     if (c->via_parent) {
+        pin_for_local_parent(c, addrs, n);
         memcpy(c->addrs, addrs, n * sizeof(*addrs));
         c->naddrs = n;
     } else {
@@ -244,6 +266,7 @@ static void reach_parent(struct conn *c)
     const struct px_parent *p = c->s->cfg.parent;
 
     if (p->host_is_ip) {
+        pin_for_local_parent(c, &p->addr, 1);
         c->addrs[0] = p->addr;
         c->naddrs = 1;
         px_conn_try_next_addr(c);
@@ -283,6 +306,10 @@ static void on_target_resolved(void *arg, int status, const char *msg, const str
             px_conn_update(c);
             return;
         }
+        if (n) {
+            c->checked = addrs[0];
+            c->checked_valid = true;
+        }
     } else {
         log_v("proxy: resolve %s here: %s; left to the parent proxy", c->host, msg);
     }
@@ -295,6 +322,8 @@ void px_conn_start_resolve(struct conn *c)
     const struct px_parent *p = c->s->cfg.parent;
 
     c->via_parent = p->enabled && !px_no_proxy_match(p->no_proxy, c->host, c->port);
+    c->checked_valid = false;
+    c->parent_target[0] = '\0';
     if (px_conn_arm(c, CONNECT_TIMEOUT_MS) < 0)
         return;
     c->naddrs = c->next_addr = 0;

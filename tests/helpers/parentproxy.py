@@ -2,7 +2,7 @@
 """A parent (corporate) proxy for the tests: CONNECT only, logs each request
 line to a file, then tunnels. Names resolve through HOSTSFILE (the test's
 own, which this process, living in another mount namespace, cannot see at
-/etc/hosts). Prints "ready" once listening.
+/etc/hosts). Prints "ready port PORT" once listening (PORT 0: any).
     parentproxy.py ADDR PORT LOGFILE HOSTSFILE"""
 import socket
 import sys
@@ -67,7 +67,7 @@ def main():
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((addr, port))
     s.listen(128)
-    print("ready", flush=True)
+    print("ready port %d" % s.getsockname()[1], flush=True)
     while True:
         c, _ = s.accept()
         threading.Thread(target=serve, args=(c, log), daemon=True).start()

@@ -262,6 +262,33 @@ HTTPS_PROXY="$NF_PARENT" nsf --allow-domain loop.test -- curl -sS -i http://loop
 like "$OUT" 'Connection to loop.test blocked: resolved to a loopback address' \
     "behind a parent proxy, an allowed name resolving to loopback is refused too"
 is "$(wc -l < "$NF_PARENT_LOG")" "$before" "and never reaches the parent proxy"
+# A parent on this host's loopback is asked for the address the guard
+# checked, not the name: its own lookup could answer 127.0.0.1 (DNS
+# rebinding) and reach this host's services. Here the parent's hosts file
+# says allowed.test is 127.0.0.1, where a secret is served.
+echo "127.0.0.1 allowed.test" > "$d/rebind.hosts"
+python3 -c '
+import http.server, socketserver, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"HOST-LOOPBACK-SECRET\n")
+    def log_message(self, *a): pass
+s = socketserver.TCPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' > "$d/secret.port" &
+secret_pid=$!
+python3 "$NF_TESTS/helpers/parentproxy.py" 127.0.0.1 0 "$d/lparent.log" "$d/rebind.hosts" > "$d/lparent.out" 2>&1 &
+lparent_pid=$!
+for _ in $(seq 100); do [ -s "$d/secret.port" ] && grep -q ready "$d/lparent.out" && break; sleep 0.05; done
+sp=$(head -1 "$d/secret.port")
+lp=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$d/lparent.out" | head -1)
+curl -sS -x "http://127.0.0.1:$lp" -p "http://allowed.test:$sp/" > "$d/ctl.out" 2>/dev/null
+is "$(cat "$d/ctl.out")" "HOST-LOOPBACK-SECRET" "control: that parent, asked for the name, reaches the host's loopback secret"
+HTTPS_PROXY="http://127.0.0.1:$lp" nsf $A -- sh -c "echo ran; curl -sS -p http://allowed.test:$sp/ 2>/dev/null"
+is "$OUT" "ran" "through nsfence the command ran and did not reach it"
+like "$(cat "$d/lparent.log")" "CONNECT $NF_UP4:$sp" "the parent was asked for the checked address"
+kill "$secret_pid" "$lparent_pid" 2>/dev/null
+wait "$secret_pid" "$lparent_pid" 2>/dev/null
 printf '[network]\nallow_domain = allowed.test\nparent_proxy = %s\n' "$NF_PARENT" > parent.ini
 nsf --config "$d/parent.ini" -- curl -sSk https://allowed.test/index.html
 is "$OUT" "hello from upstream" "[network] parent_proxy is used too"
