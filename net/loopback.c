@@ -1,11 +1,13 @@
 #include "net/loopback.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "src/util.h"
 
@@ -36,11 +38,28 @@ static int nl_fail(struct nf_err *err, const char *what, int rc)
     return -1;
 }
 
+int net_loopback_socket(struct nf_err *err)
+{
+    struct sockaddr_nl self = { .nl_family = AF_NETLINK };
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+    /* Bound here, inside: libnl takes its port from the socket's name. */
+    if (fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof(self)) < 0) {
+        nf_err_sys(err, "bring up lo: netlink socket");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* One bare RTM_NEWLINK through libnl-3's message API: the same 32 bytes
  * rtnl_link_change sent, without two link objects to build them, and without
  * libnl-route-3, whose constructors register cache ops at the start of every
- * nsfence process, sandboxed or not. */
-int net_loopback_up(struct nf_err *err)
+ * nsfence process, sandboxed or not. Sent by the host side, whose pages are
+ * its own: in init, a clone, every page libnl's allocations touch is a
+ * copy-on-write fault. */
+int net_loopback_up(int fd, struct nf_err *err)
 {
     _cleanup_(sock_freep) struct nl_sock *sk = nl_socket_alloc();
     _cleanup_(msg_freep) struct nl_msg *msg = NULL;
@@ -54,11 +73,16 @@ int net_loopback_up(struct nf_err *err)
     };
     int rc;
 
-    if (!sk)
+    if (!sk) {
+        close(fd);
         return nf_err_set(err, ENOMEM, "bring up lo: out of memory");
-    rc = nl_connect(sk, NETLINK_ROUTE);
-    if (rc < 0)
+    }
+    /* From here the socket is libnl's, closed with it. */
+    rc = nl_socket_set_fd(sk, NETLINK_ROUTE, fd);
+    if (rc < 0) {
+        close(fd);
         return nl_fail(err, "netlink socket", rc);
+    }
     /* The only answer is one NLMSG_ERROR of a few dozen bytes (at most our
      * 32-byte request echoed): libnl's 16 KiB receive buffer holds it, so
      * skip the MSG_PEEK|MSG_TRUNC recvmsg it would spend sizing the read. */

@@ -3,6 +3,13 @@
 
 #include "src/err.h"
 
-/* Bring `lo` up through rtnetlink (one RTM_NEWLINK, libnl-3); the kernel
- * then gives it 127.0.0.1/8 and ::1. Runs inside the new network namespace. */
-int net_loopback_up(struct nf_err *err);
+/* A bound NETLINK_ROUTE socket in the calling process's network namespace
+ * (made by init, inside), close-on-exec. Returns it, or -1. */
+int net_loopback_socket(struct nf_err *err);
+
+/* Bring `lo` up through rtnetlink (one RTM_NEWLINK, libnl-3) on fd, a
+ * socket from net_loopback_socket: the namespace is the socket's, so the
+ * host side can send it from outside (as the user namespace's owner it
+ * holds CAP_NET_ADMIN there). The kernel then gives lo 127.0.0.1/8 and ::1.
+ * Takes fd and closes it, whatever happens. */
+int net_loopback_up(int fd, struct nf_err *err);

@@ -32,9 +32,9 @@ static void print_timings(const uint64_t *t)
         { "policy and plan", STAGE_START, STAGE_PLANNED },
         { "clone and id maps", STAGE_PLANNED, STAGE_CLONED },
         { "mounts (fixed part)", STAGE_CLONED, STAGE_FIXED },
-        { "lo", STAGE_FIXED, STAGE_LOOPBACK },
-        { "endpoints", STAGE_LOOPBACK, STAGE_ENDPOINTS },
+        { "endpoints", STAGE_FIXED, STAGE_ENDPOINTS },
         { "host: placeholders", STAGE_CLONED, STAGE_PREPARED },
+        { "lo", STAGE_PREPARED, STAGE_LOOPBACK },
         { "mounts (the rest)", STAGE_ENDPOINTS, STAGE_MOUNTED },
         { "filters", STAGE_MOUNTED, STAGE_FILTERS },
         { "exec", STAGE_FILTERS, STAGE_EXEC },
@@ -211,6 +211,10 @@ static int serve_fds(void *user, enum sync_tag tag, int *fds, const uint8_t *kin
                 h->helper_fd = fds[i];
             else
                 close(fds[i]);
+            break;
+        case SYNC_TAG_NETLINK: /* spawn's own, taken before the loop */
+        default:
+            close(fds[i]);
             break;
         }
     }

@@ -552,7 +552,21 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
             sync_fail(sync, &err);
         }
     }
-    /* The fixed part of the root, lo and the endpoints while the host side
+    /* The host side brings lo up on a netlink socket made here, inside,
+     * once it has made the placeholders; first, so it is there by then. */
+    if (plan->loopback) {
+        struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_NETLINK };
+        int nl = net_loopback_socket(&err);
+
+        if (nl < 0)
+            sync_fail(sync, &err);
+        if (sync_send(sync, &fdmsg, &nl, 1) < 0) {
+            nf_err_sys(&err, "hand the netlink socket out");
+            sync_fail(sync, &err);
+        }
+        close(nl);
+    }
+    /* The fixed part of the root and the endpoints while the host side
      * makes the placeholders. */
     memset(&fx, 0, sizeof(fx));
     if (!plan->landlock_mode && fs_exec_begin(&plan->fs, &fx, &err) < 0) {
@@ -561,9 +575,6 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         sync_fail(sync, &err);
     }
     cfg->times[STAGE_FIXED] = sync_now_us();
-    if (plan->loopback && net_loopback_up(&err) < 0)
-        sync_fail(sync, &err);
-    cfg->times[STAGE_LOOPBACK] = sync_now_us();
     if (plan->endpoints) {
         struct net_endpoints ep;
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };

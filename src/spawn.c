@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/loopback.h"
 #include "src/caps.h"
 #include "src/doctor.h"
 #include "src/init.h"
@@ -366,6 +367,27 @@ static void prefer_child_error(int fd, struct nf_err *err)
     }
 }
 
+/* lo, brought up from here on the netlink socket init made inside and
+ * sends first (or the error that stopped it). */
+static int loopback_up(int fd, struct nf_err *err)
+{
+    struct sync_msg m;
+    int fds[SYNC_MAX_FDS];
+    size_t nfds;
+    int rc = sync_recv(fd, &m, fds, &nfds);
+
+    if (rc <= 0)
+        return nf_err_set(err, rc < 0 ? errno : ECHILD,
+                          "the sandbox died while being set up (no netlink socket)");
+    if (m.kind == SYNC_FDS && m.tag == SYNC_TAG_NETLINK && nfds == 1)
+        return net_loopback_up(fds[0], err);
+    for (size_t i = 0; i < nfds; i++)
+        close(fds[i]);
+    if (m.kind == SYNC_ERROR)
+        return nf_err_set(err, m.code, "%s", m.text);
+    return nf_err_set(err, EPROTO, "unexpected message %u from the sandbox's init", m.kind);
+}
+
 void spawn_reap(struct spawn_config *cfg)
 {
     siginfo_t info;
@@ -547,13 +569,16 @@ static int run_sandbox(struct spawn_config *cfg, const struct id_maps *maps, str
 
         if (cfg->hooks.prepare && cfg->hooks.prepare(cfg->hooks.user, &cfg->results, err) < 0)
             goto fail_child;
+        cfg->times[STAGE_PREPARED] = sync_now_us();
+        if (cfg->plan->loopback && loopback_up(r.sync.fd, err) < 0)
+            goto fail_child;
+        cfg->times[STAGE_LOOPBACK] = sync_now_us();
         if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
             nf_err_sys(err, "start the sandbox");
             prefer_child_error(r.sync.fd, err);
             goto fail_child;
         }
     }
-    cfg->times[STAGE_PREPARED] = sync_now_us();
     if (fcntl(r.sync.fd, F_SETFL, O_NONBLOCK) < 0) {
         nf_err_sys(err, "sync socket");
         goto fail_child;

@@ -20,8 +20,8 @@ enum spawn_stage {
     STAGE_PLANNED,   /* policy compiled into the run plan, filters included */
     STAGE_CLONED,    /* clone returned and id maps written (host side) */
     STAGE_PREPARED,  /* host: placeholders made (overlaps the mounts) */
+    STAGE_LOOPBACK,  /* host: lo up, through init's netlink socket */
     STAGE_FIXED,     /* init: the fixed part of the root built */
-    STAGE_LOOPBACK,  /* init: lo up */
     STAGE_ENDPOINTS, /* init: proxy listeners made */
     STAGE_MOUNTED,   /* init: the rest mounted, new root pivoted */
     STAGE_FILTERS,   /* command: capabilities dropped, seccomp loaded */

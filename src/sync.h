@@ -14,7 +14,7 @@ enum sync_kind {
     SYNC_ERROR,       /* init or command → parent: setup failed (code, text) */
     SYNC_FDS,         /* init or command → parent: fds for the host side (tag says which) */
     SYNC_READY,       /* command → parent: about to execve; carries the stage times */
-    SYNC_PREPARED,    /* parent → init: placeholders made, per-op results written */
+    SYNC_PREPARED,    /* parent → init: placeholders made, per-op results written, lo up */
     SYNC_EXEC_FAILED, /* command → parent: execve failed (code) */
 };
 
@@ -22,6 +22,7 @@ enum sync_tag {
     SYNC_TAG_ENDPOINTS = 1, /* the proxy listeners, created inside the namespace */
     SYNC_TAG_OBSERVER,      /* the seccomp USER_NOTIF listener */
     SYNC_TAG_HELPER,        /* Landlock mode: the socket to the helper that performs writes */
+    SYNC_TAG_NETLINK,       /* a NETLINK_ROUTE socket inside, the host side brings lo up on */
 };
 
 #define SYNC_MAX_FDS   8
