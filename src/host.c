@@ -333,13 +333,17 @@ out:
             close(host.proxy_listener[i]);
     px_server_free(host.px);
     ctl_free(host.ctl); /* after the proxy: its rule tables */
+    /* The placeholders go once init is gone, and the sandbox's mount
+     * namespace with it: removing one still bound read-only there would
+     * detach that mount first, an expedited RCU grace period each (an IPI
+     * to every CPU), up to fourteen a run. */
+    spawn_reap(&sc);
     fs_placeholders_release(&host.ph);
     if (loop.epfd >= 0)
         ev_loop_close(&loop);
     if ((status != 125 || !err->msg[0]) && !o->no_violation_block)
         vio_print_block(&vio, STDERR_FILENO);
     vio_free(&vio);
-    spawn_reap(&sc);
     if (f->plan.landlock.tmpdir) {
         struct nf_err e = { 0 };
 

@@ -433,7 +433,7 @@ static const char *landlock_tmpdir;
 /* The command is gone: everything else in the sandbox goes too, now, then
  * the host side hears the status from us before we exit. Our own exit
  * (tearing down the namespaces, mounts and all) then overlaps with the host
- * side's teardown instead of delaying it. */
+ * side closing its proxy and observer. */
 static _Noreturn void finish(int status, int status_fd)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -611,8 +611,8 @@ static int run_sandbox(struct spawn_config *cfg, const struct id_maps *maps, str
         close(r.sync.fd);
     }
     close(r.sig.fd);
-    /* init may still be tearing the namespaces down: the host side does its
-     * own teardown meanwhile and reaps it last (spawn_reap). */
+    /* init may still be tearing the namespaces down: the host side closes
+     * what it served meanwhile, then reaps it (spawn_reap). */
     cfg->init_pidfd = r.exit.fd;
     if (r.failed) {
         *err = r.err;
