@@ -566,8 +566,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         }
         close(nl);
     }
-    /* The fixed part of the root and the endpoints while the host side
-     * makes the placeholders. */
+    /* The fixed part of the root while the host side makes the
+     * placeholders and brings lo up. */
     memset(&fx, 0, sizeof(fx));
     if (!plan->landlock_mode && fs_exec_begin(&plan->fs, &fx, &err) < 0) {
         if (fx.mounts_refused)
@@ -575,6 +575,19 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         sync_fail(sync, &err);
     }
     cfg->times[STAGE_FIXED] = sync_now_us();
+    /* Every process in the sandbox would otherwise possess the caller's
+     * session keyring, and with it the keys kept there (Kerberos ccaches,
+     * tokens): an anonymous one, joined before the command exists, is all
+     * the sandbox shares. Best effort: the per-user key quota may refuse it
+     * (EDQUOT), and then the seccomp filter refusing every keyring call
+     * holds alone. (Here, while the host side is still preparing.) */
+    if (plan->keyring && nf_join_new_session_keyring() < 0)
+        log_v("no fresh session keyring (%s): the keyring calls stay refused by seccomp",
+              strerror(errno));
+    if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
+        _exit(125);
+    /* Only now is lo up: bound before, ::1 would not exist yet (the IPv4
+     * bind would succeed, the IPv6 one fail as on a host without IPv6). */
     if (plan->endpoints) {
         struct net_endpoints ep;
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };
@@ -592,17 +605,6 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         net_endpoints_close(&ep);
     }
     cfg->times[STAGE_ENDPOINTS] = sync_now_us();
-    /* Every process in the sandbox would otherwise possess the caller's
-     * session keyring, and with it the keys kept there (Kerberos ccaches,
-     * tokens): an anonymous one, joined before the command exists, is all
-     * the sandbox shares. Best effort: the per-user key quota may refuse it
-     * (EDQUOT), and then the seccomp filter refusing every keyring call
-     * holds alone. (Here, while the host side is still preparing.) */
-    if (plan->keyring && nf_join_new_session_keyring() < 0)
-        log_v("no fresh session keyring (%s): the keyring calls stay refused by seccomp",
-              strerror(errno));
-    if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
-        _exit(125);
     if (!plan->landlock_mode && fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
         sync_fail(sync, &err);
     cfg->times[STAGE_MOUNTED] = sync_now_us();

@@ -22,7 +22,7 @@ enum spawn_stage {
     STAGE_PREPARED,  /* host: placeholders made (overlaps the mounts) */
     STAGE_LOOPBACK,  /* host: lo up, through init's netlink socket */
     STAGE_FIXED,     /* init: the fixed part of the root built */
-    STAGE_ENDPOINTS, /* init: proxy listeners made */
+    STAGE_ENDPOINTS, /* init: proxy listeners made, once lo is up */
     STAGE_MOUNTED,   /* init: the rest mounted, new root pivoted */
     STAGE_FILTERS,   /* command: capabilities dropped, seccomp loaded */
     STAGE_EXEC,      /* command: about to execve */

@@ -19,6 +19,20 @@ if [ -e /proc/net/if_inet6 ]; then
     is "$OUT" "ok" "::1 answers inside"
 fi
 
+# The proxy's endpoints are bound once lo is up, on every run: bound before,
+# ::1 does not exist yet and only the IPv4 listeners are made (the host side
+# brings lo up while init builds the root; the order was a race, lost about
+# two runs in three here).
+if [ -e /proc/net/if_inet6 ]; then
+    missing=0
+    for i in $(seq 20); do
+        nsf -- cat /proc/net/tcp6 /proc/net/tcp
+        grep -q ' 00000000000000000000000001000000:0C38 00000000000000000000000000000000:0000 0A ' <<<"$OUT" &&
+            grep -q ' 0100007F:0C38 00000000:0000 0A ' <<<"$OUT" || missing=$((missing + 1))
+    done
+    is "$missing" 0 "in 20 runs the proxy listens on 127.0.0.1:3128 and [::1]:3128 every time"
+fi
+
 # Pick an address of this host that is not loopback, and a public one: with
 # no route, the connect fails at once (no packet leaves).
 hostaddr=$(ip -4 -o addr show scope global 2>/dev/null | awk '{split($4,a,"/"); print a[1]; exit}')
