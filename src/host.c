@@ -33,7 +33,7 @@ static void print_timings(const uint64_t *t)
         { "clone and id maps", STAGE_PLANNED, STAGE_CLONED },
         { "mounts (fixed part)", STAGE_CLONED, STAGE_FIXED },
         { "host: placeholders", STAGE_CLONED, STAGE_PREPARED },
-        { "lo", STAGE_PREPARED, STAGE_LOOPBACK },
+        { "lo", STAGE_NETLINK, STAGE_LOOPBACK },
         { "endpoints", STAGE_LOOPBACK, STAGE_ENDPOINTS },
         { "mounts (the rest)", STAGE_ENDPOINTS, STAGE_MOUNTED },
         { "filters", STAGE_MOUNTED, STAGE_FILTERS },

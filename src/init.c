@@ -552,8 +552,19 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
             sync_fail(sync, &err);
         }
     }
+    /* The fixed part of the root while the host side makes the
+     * placeholders. */
+    memset(&fx, 0, sizeof(fx));
+    if (!plan->landlock_mode && fs_exec_begin(&plan->fs, &fx, &err) < 0) {
+        if (fx.mounts_refused)
+            explain_mount_refusal(&err);
+        sync_fail(sync, &err);
+    }
+    cfg->times[STAGE_FIXED] = sync_now_us();
     /* The host side brings lo up on a netlink socket made here, inside,
-     * once it has made the placeholders; first, so it is there by then. */
+     * once it has made the placeholders. After the fixed part: a refusal
+     * to mount (and its hint) reaches the host side before any refusal of
+     * lo's change, as when init sent it itself. */
     if (plan->loopback) {
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_NETLINK };
         int nl = net_loopback_socket(&err);
@@ -566,15 +577,6 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
         }
         close(nl);
     }
-    /* The fixed part of the root while the host side makes the
-     * placeholders and brings lo up. */
-    memset(&fx, 0, sizeof(fx));
-    if (!plan->landlock_mode && fs_exec_begin(&plan->fs, &fx, &err) < 0) {
-        if (fx.mounts_refused)
-            explain_mount_refusal(&err);
-        sync_fail(sync, &err);
-    }
-    cfg->times[STAGE_FIXED] = sync_now_us();
     /* Every process in the sandbox would otherwise possess the caller's
      * session keyring, and with it the keys kept there (Kerberos ccaches,
      * tokens): an anonymous one, joined before the command exists, is all
@@ -586,8 +588,9 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
               strerror(errno));
     if (sync_recv(sync, &m, fds, &nfds) <= 0 || m.kind != SYNC_PREPARED)
         _exit(125);
-    /* Only now is lo up: bound before, ::1 would not exist yet (the IPv4
-     * bind would succeed, the IPv6 one fail as on a host without IPv6). */
+    /* Only now is lo up. Bound before, 127.0.0.1 would take the listener
+     * (IPv4 lets a down lo's address be bound) but ::1 would not exist yet,
+     * and its EADDRNOTAVAIL reads as a host without IPv6. */
     if (plan->endpoints) {
         struct net_endpoints ep;
         struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };

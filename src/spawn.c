@@ -367,18 +367,20 @@ static void prefer_child_error(int fd, struct nf_err *err)
     }
 }
 
-/* lo, brought up from here on the netlink socket init made inside and
- * sends first (or the error that stopped it). */
-static int loopback_up(int fd, struct nf_err *err)
+/* lo, brought up from here on the netlink socket init makes inside once
+ * the fixed part of the root is built (or the error that stopped it). */
+static int loopback_up(struct spawn_config *cfg, int fd, struct nf_err *err)
 {
     struct sync_msg m;
     int fds[SYNC_MAX_FDS];
     size_t nfds;
     int rc = sync_recv(fd, &m, fds, &nfds);
 
-    if (rc <= 0)
-        return nf_err_set(err, rc < 0 ? errno : ECHILD,
-                          "the sandbox died while being set up (no netlink socket)");
+    if (rc == 0)
+        return nf_err_set(err, ECHILD, "the sandbox died while being set up");
+    if (rc < 0)
+        return nf_err_sys(err, "receive the netlink socket from the sandbox");
+    cfg->times[STAGE_NETLINK] = sync_now_us();
     if (m.kind == SYNC_FDS && m.tag == SYNC_TAG_NETLINK && nfds == 1)
         return net_loopback_up(fds[0], err);
     for (size_t i = 0; i < nfds; i++)
@@ -562,17 +564,20 @@ static int run_sandbox(struct spawn_config *cfg, const struct id_maps *maps, str
         prefer_child_error(r.sync.fd, err);
         goto fail_child;
     }
-    /* While init builds the fixed part of the root, make the placeholders
-     * and compile the filters. */
+    /* While init builds the fixed part of the root, make the placeholders;
+     * then bring lo up, on the socket init hands out when that part is
+     * built (a refusal to mount, reported first, keeps its own hint). */
     {
         struct sync_msg prepared = { .kind = SYNC_PREPARED };
 
         if (cfg->hooks.prepare && cfg->hooks.prepare(cfg->hooks.user, &cfg->results, err) < 0)
             goto fail_child;
         cfg->times[STAGE_PREPARED] = sync_now_us();
-        if (cfg->plan->loopback && loopback_up(r.sync.fd, err) < 0)
-            goto fail_child;
-        cfg->times[STAGE_LOOPBACK] = sync_now_us();
+        if (cfg->plan->loopback) {
+            if (loopback_up(cfg, r.sync.fd, err) < 0)
+                goto fail_child;
+            cfg->times[STAGE_LOOPBACK] = sync_now_us();
+        }
         if (sync_send(r.sync.fd, &prepared, NULL, 0) < 0) {
             nf_err_sys(err, "start the sandbox");
             prefer_child_error(r.sync.fd, err);

@@ -20,7 +20,8 @@ enum spawn_stage {
     STAGE_PLANNED,   /* policy compiled into the run plan, filters included */
     STAGE_CLONED,    /* clone returned and id maps written (host side) */
     STAGE_PREPARED,  /* host: placeholders made (overlaps the mounts) */
-    STAGE_LOOPBACK,  /* host: lo up, through init's netlink socket */
+    STAGE_NETLINK,   /* host: init's netlink socket received */
+    STAGE_LOOPBACK,  /* host: lo up, through that socket */
     STAGE_FIXED,     /* init: the fixed part of the root built */
     STAGE_ENDPOINTS, /* init: proxy listeners made, once lo is up */
     STAGE_MOUNTED,   /* init: the rest mounted, new root pivoted */
