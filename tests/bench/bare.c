@@ -4,8 +4,9 @@
  * else: the six namespaces and id maps, the same mounts, the placeholders,
  * lo, the endpoints, the command's capabilities and seccomp program. No
  * policy, no scan, no plan, no checks, no locks: the placeholders are
- * created and removed by name, lo comes up by ioctl and the seccomp program
- * is a plain list of the same length. What nsfence takes beyond this is its
+ * created and removed by name, lo comes up by ioctl (the host's, on a
+ * socket init makes inside, as nsfence sends its RTM_NEWLINK) and the
+ * seccomp program is a plain list of the same length. What nsfence takes beyond this is its
  * own; what this takes beyond `unshare -Urnmp --fork CMD` is what the
  * sandbox costs the kernel here.
  *   bare [-t] CMD ARGS...   (in a directory of its own; root or not)
@@ -43,9 +44,10 @@ enum {
     T_PLANNED,
     T_CLONED,
     T_FIXED,
+    T_PREPARED,
+    T_NETLINK,
     T_LOOPBACK,
     T_ENDPOINTS,
-    T_PREPARED,
     T_MOUNTED,
     T_FILTERS,
     T_EXITED,
@@ -137,6 +139,24 @@ static void send_fds(int sock, const int *fds, int n)
     memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
     if (sendmsg(sock, &m, 0) < 0)
         die("sendmsg");
+}
+
+/* The one descriptor of the next message on sock. */
+static int recv_fd(int sock)
+{
+    char byte, ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { &byte, 1 };
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+    };
+    struct cmsghdr *c;
+    int fd;
+
+    if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) <= 0 || !(c = CMSG_FIRSTHDR(&m)) ||
+        c->cmsg_type != SCM_RIGHTS)
+        die("recvmsg");
+    memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+    return fd;
 }
 
 /* /dev as nsfence makes it: a tmpfs, six nodes bound from the host, the
@@ -315,23 +335,21 @@ static _Noreturn void init(int sync, int status_fd, char **argv)
         attach(w, root, cwd + 1);
     }
     times[T_FIXED] = now_us();
+    /* A socket inside, for the host to bring lo up on, as nsfence does. */
     {
-        struct ifreq ifr = { .ifr_name = "lo" };
         int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-        if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+        if (s < 0)
             die("lo");
-        ifr.ifr_flags |= IFF_UP;
-        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-            die("lo");
+        send_fds(sync, &s, 1);
         close(s);
     }
-    times[T_LOOPBACK] = now_us();
-    endpoints(sync);
-    times[T_ENDPOINTS] = now_us();
-    /* The rest: one read-only bind per placeholder, then the pivot. */
+    /* lo is up: the endpoints, then the rest: one read-only bind per
+     * placeholder, then the pivot. */
     if (read(sync, &byte, 1) != 1)
         _exit(125);
+    endpoints(sync);
+    times[T_ENDPOINTS] = now_us();
     for (size_t i = 0; i < N_PH; i++) {
         char path[4200];
         int mnt;
@@ -426,9 +444,24 @@ int main(int argc, char **argv)
             close(fd);
         made[i] = fd >= 0;
     }
+    times[T_PREPARED] = now_us();
+    /* lo up through init's socket (the namespace is the socket's; the host,
+     * the user namespace's owner, may change it). */
+    {
+        struct ifreq ifr = { .ifr_name = "lo" };
+        int s = recv_fd(sv[0]);
+
+        times[T_NETLINK] = now_us();
+        if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+            die("lo");
+        ifr.ifr_flags |= IFF_UP;
+        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+            die("lo");
+        close(s);
+    }
+    times[T_LOOPBACK] = now_us();
     if (write(sv[0], &byte, 1) != 1)
         die("prepared");
-    times[T_PREPARED] = now_us();
     /* The endpoints, then the command's listener, arrive. */
     for (int k = 0; k < 2; k++) {
         struct iovec iov = { &byte, 1 };
@@ -449,11 +482,13 @@ int main(int argc, char **argv)
     if (read(status[0], &byte, 1) != 1)
         byte = 125;
     times[T_EXITED] = now_us();
+    /* init reaped first, as nsfence does: the placeholders are then no
+     * longer mount points in the sandbox's namespace. */
+    if (waitpid(pid, NULL, 0) < 0)
+        die("waitpid");
     for (size_t i = 0; i < N_PH; i++)
         if (made[i] && unlinkat(dir, ph[i].name, ph[i].dir ? AT_REMOVEDIR : 0) < 0)
             die("placeholder");
-    if (waitpid(pid, NULL, 0) < 0)
-        die("waitpid");
     times[T_DONE] = now_us();
     if (show) {
         static const struct {
@@ -463,9 +498,9 @@ int main(int argc, char **argv)
             { "policy and plan", T_START, T_PLANNED },
             { "clone and id maps", T_PLANNED, T_CLONED },
             { "mounts (fixed part)", T_CLONED, T_FIXED },
-            { "lo", T_FIXED, T_LOOPBACK },
-            { "endpoints", T_LOOPBACK, T_ENDPOINTS },
             { "host: placeholders", T_CLONED, T_PREPARED },
+            { "lo", T_NETLINK, T_LOOPBACK },
+            { "endpoints", T_LOOPBACK, T_ENDPOINTS },
             { "mounts (the rest)", T_ENDPOINTS, T_MOUNTED },
             { "filters", T_MOUNTED, T_FILTERS },
             { "command", T_FILTERS, T_EXITED },
