@@ -659,6 +659,6 @@ is "$(cd left && find . -mindepth 1 -printf '%p %m %y %s\n' | LC_ALL=C sort | tr
 # --- nothing left running --------------------------------------------------------------
 sleep 0.2
 is "$(pgrep -f "^$BW" | tr '\n' ' ')" "" "no bwrap process of this test is left running"
-is "$(pgrep -f 'nf-bw-dwp' | tr '\n' ' ')" "" "no sandboxed command of this test is left running"
+is "$(pgrep -f "nf-bw-dwp-$$-" | tr '\n' ' ')" "" "no sandboxed command of this test is left running"
 
 done_testing
