@@ -170,20 +170,23 @@ static void clone_floor(const char *name, int flags)
 static void mount_floor(void)
 {
     double v[MAX_ROUNDS];
+    char dir[] = "/tmp/nsfence-floors.XXXXXX";
     int fds[2];
     pid_t c;
 
-    if (pipe(fds) < 0)
+    /* Made here, removed here once the child (whose tmpfs over it goes
+     * with its mount namespace) is gone. */
+    if (pipe(fds) < 0 || !mkdtemp(dir))
         die("pipe");
     c = fork();
     if (c < 0)
         die("fork");
     if (c == 0) {
-        char dir[] = "/tmp/nsfence-floors.XXXXXX", src[64], dst[64];
+        char src[64], dst[64];
         struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 
         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-            !mkdtemp(dir) || mount("floors", dir, "tmpfs", 0, NULL) < 0)
+            mount("floors", dir, "tmpfs", 0, NULL) < 0)
             die("mount namespace");
         snprintf(src, sizeof(src), "%s/src", dir);
         for (int i = 0; i < 32; i++) {
@@ -221,6 +224,8 @@ static void mount_floor(void)
         (ssize_t)(sizeof(double) * (size_t)rounds))
         die("read");
     reap(c);
+    if (rmdir(dir) < 0)
+        die("rmdir");
     close(fds[0]);
     close(fds[1]);
     report("bind_mount_ro", v, rounds);
