@@ -84,11 +84,12 @@ struct conn {
     bool is_ip;
     struct px_addr addr;
     bool via_parent;
-    /* Behind a parent proxy on this host: the address the guard checked,
-     * named in our CONNECT instead of the name (empty: the name). */
+    /* Behind a parent proxy: the address the guard checked, and whether
+     * our CONNECT names it instead of the name (a parent on this host).
+     * A flag, not the text: every idle tunnel holds these bytes. */
     struct px_addr checked;
     bool checked_valid;
-    char parent_target[PX_HOST_MAX];
+    bool pin_checked;
     struct px_addr addrs[PX_RESOLVE_MAX_ADDRS];
     size_t naddrs, next_addr;
     struct px_resolve_req *req;

@@ -139,10 +139,12 @@ void px_conn_connected(struct conn *c)
 
 void px_conn_parent_connect(struct conn *c)
 {
-    char auth[600] = "", target[PX_HOST_MAX + 8], req[2048];
+    char auth[600] = "", pinned[64], target[PX_HOST_MAX + 8], req[2048];
     int n;
 
-    authority(c->parent_target[0] ? c->parent_target : c->host, c->port, target, sizeof(target));
+    if (c->pin_checked)
+        px_addr_format(&c->checked, pinned, sizeof(pinned));
+    authority(c->pin_checked ? pinned : c->host, c->port, target, sizeof(target));
     if (c->s->cfg.parent->auth[0])
         snprintf(auth, sizeof(auth), "Proxy-Authorization: %s\r\n", c->s->cfg.parent->auth);
     n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
@@ -207,7 +209,7 @@ static void pin_for_local_parent(struct conn *c, const struct px_addr *parent, s
         for (size_t k = 0; !local && k < c->s->nlocal; k++)
             local = px_addr_equal(&parent[i], &c->s->local[k]);
         if (local) {
-            px_addr_format(&c->checked, c->parent_target, sizeof(c->parent_target));
+            c->pin_checked = true;
             return;
         }
     }
@@ -323,7 +325,7 @@ void px_conn_start_resolve(struct conn *c)
 
     c->via_parent = p->enabled && !px_no_proxy_match(p->no_proxy, c->host, c->port);
     c->checked_valid = false;
-    c->parent_target[0] = '\0';
+    c->pin_checked = false;
     if (px_conn_arm(c, CONNECT_TIMEOUT_MS) < 0)
         return;
     c->naddrs = c->next_addr = 0;
