@@ -6,9 +6,9 @@
  * policy, no scan, no plan, no checks, no locks: the placeholders are
  * created and removed by name, lo comes up by ioctl (the host's, on a
  * socket init makes inside, as nsfence sends its RTM_NEWLINK) and the
- * seccomp program is a plain list of the same length. What nsfence takes beyond this is its
- * own; what this takes beyond `unshare -Urnmp --fork CMD` is what the
- * sandbox costs the kernel here.
+ * seccomp program is a plain list of the same length. What nsfence takes
+ * beyond this is its own; what this takes beyond `unshare -Urnmp --fork
+ * CMD` is what the sandbox costs the kernel here.
  *   bare [-t] CMD ARGS...   (in a directory of its own; root or not)
  * -t prints each stage's time to stderr in `nsfence --timings`' words.
  * Exits with CMD's status. Linked like nsfence (a static PIE, by lld, with

@@ -20,9 +20,9 @@ if [ -e /proc/net/if_inet6 ]; then
 fi
 
 # The proxy's endpoints are bound once lo is up, on every run: bound before,
-# ::1 does not exist yet and only the IPv4 listeners are made (the host side
-# brings lo up while init builds the root; the order was a race, lost about
-# two runs in three here).
+# ::1 does not exist yet and only the IPv4 listeners are made. (The host side
+# brings lo up; before init waited for it, the order was a race, lost about
+# two runs in three here.)
 if [ -e /proc/net/if_inet6 ]; then
     missing=0
     for i in $(seq 20); do
