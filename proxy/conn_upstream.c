@@ -67,6 +67,18 @@ static bool refresh_local(struct px_server *s)
     return true;
 }
 
+/* This host's addresses, read for the guard; when they cannot be, the
+ * connection is refused (and updated) and false returned. */
+static bool guard_ready(struct conn *c)
+{
+    if (refresh_local(c->s))
+        return true;
+    log_warn("proxy: %s: this host's addresses cannot be read (%m): refused", c->host);
+    px_conn_upstream_failed(c);
+    px_conn_update(c);
+    return false;
+}
+
 int px_conn_connect_tcp(const struct px_addr *a, unsigned port)
 {
     union {
@@ -234,12 +246,8 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
         memcpy(c->addrs, addrs, n * sizeof(*addrs));
         c->naddrs = n;
     } else {
-        if (!refresh_local(c->s)) {
-            log_warn("proxy: %s: this host's addresses cannot be read (%m): refused", c->host);
-            px_conn_upstream_failed(c);
-            px_conn_update(c);
+        if (!guard_ready(c))
             return;
-        }
         for (size_t i = 0; i < n; i++) {
             unsigned cls =
                 px_guard_check(c->rules, c->host, c->port, &addrs[i], c->s->local, c->s->nlocal);
@@ -294,12 +302,8 @@ static void on_target_resolved(void *arg, int status, const char *msg, const str
 
     c->req = NULL;
     if (status == 0) {
-        if (!refresh_local(c->s)) {
-            log_warn("proxy: %s: this host's addresses cannot be read (%m): refused", c->host);
-            px_conn_upstream_failed(c);
-            px_conn_update(c);
+        if (!guard_ready(c))
             return;
-        }
         for (size_t i = 0; i < n; i++)
             dropped |=
                 px_guard_check(c->rules, c->host, c->port, &addrs[i], c->s->local, c->s->nlocal);

@@ -482,8 +482,8 @@ static int compile(struct bwrap_run *b, struct nf_err *err)
      * command in a nested user namespace mapping its uid: its capabilities,
      * --cap-add CAP_SYS_ADMIN included, then hold nothing over the
      * sandbox's mounts, and a --ro-bind cannot be remounted. */
-    for (size_t i = 0; i < s->n_ops; i++)
-        if (s->ops[i].kind == BW_OP_DEV && s->unshare_user && s->userns_fd < 0 && s->uid != 0)
+    for (size_t i = 0; s->unshare_user && s->userns_fd < 0 && s->uid != 0 && i < s->n_ops; i++)
+        if (s->ops[i].kind == BW_OP_DEV)
             p->userns_nested = true;
     if (add_filters(p, s, err) < 0)
         return -1;
