@@ -6,9 +6,11 @@
  * policy, no scan, no plan, no checks, no locks: the placeholders are
  * created and removed by name, lo comes up by ioctl (the host's, on a
  * socket init makes inside, as nsfence sends its RTM_NEWLINK) and the
- * seccomp program is a plain list of the same length. What nsfence takes
- * beyond this is its own; what this takes beyond `unshare -Urnmp --fork
- * CMD` is what the sandbox costs the kernel here.
+ * seccomp program is a plain list of the same length. The set-up is held
+ * on one CPU from the clone to the command, as nsfence holds it (the
+ * command gets every CPU back), so its stages share a CPU as nsfence's do.
+ * What nsfence takes beyond this is its own; what this takes beyond
+ * `unshare -Urnmp --fork CMD` is what the sandbox costs the kernel here.
  *   bare [-t] CMD ARGS...   (in a directory of its own; root or not)
  * -t prints each stage's time to stderr in `nsfence --timings`' words.
  * Exits with CMD's status. Linked like nsfence (a static PIE, by lld, with
@@ -70,6 +72,10 @@ static const struct {
 #define FILTER_LEN 131 /* nsfence's program for the default policy */
 
 static double *times; /* shared with init */
+/* As nsfence holds a run (src/spawn.c, cpus_hold): on the host side's CPU
+ * from the clone until the command, which gets every CPU back. */
+static cpu_set_t cpus;
+static bool cpus_held;
 
 static double now_us(void)
 {
@@ -272,6 +278,8 @@ static _Noreturn void command(int sync, char **argv)
     struct sock_fprog prog = { .len = FILTER_LEN, .filter = f };
     int n = 0, listener;
 
+    if (cpus_held && sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
+        die("sched_setaffinity");
     for (int cap = 0; cap <= 40; cap++)
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
             die("capbset");
@@ -401,6 +409,14 @@ int main(int argc, char **argv)
         pipe2(status, O_CLOEXEC) < 0)
         die("socketpair");
     times[T_PLANNED] = now_us();
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1) {
+        cpu_set_t one;
+        int cpu = sched_getcpu();
+
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        cpus_held = cpu >= 0 && sched_setaffinity(0, sizeof(one), &one) == 0;
+    }
     pid = (pid_t)syscall(SYS_clone,
                          CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC |
                              CLONE_NEWUTS | SIGCHLD,
