@@ -290,21 +290,37 @@ static void ns_setup_floor(void)
     report("lo_up", v[2], rounds);
 }
 
+static void pin_to(int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) < 0)
+        die("sched_setaffinity");
+}
+
 /* Two processes waking each other through a pipe: one round trip, two
- * wake-ups, as every host/init hand-over and every proxied hop pays. */
-static void wakeup_floor(void)
+ * wake-ups, as every host/init hand-over and every proxied hop pays. Where
+ * the scheduler puts them, then both held on one CPU (as nsfence holds its
+ * set-up), then each on a CPU of its own (parent_cpu, child_cpu: -1 leaves
+ * them free). */
+static void wakeup_floor(const char *name, int parent_cpu, int child_cpu)
 {
     double v[MAX_ROUNDS];
+    cpu_set_t saved;
     int a[2], b[2];
     pid_t c;
     char x = 0;
 
-    if (pipe(a) < 0 || pipe(b) < 0)
+    if (sched_getaffinity(0, sizeof(saved), &saved) < 0 || pipe(a) < 0 || pipe(b) < 0)
         die("pipe");
     c = fork();
     if (c < 0)
         die("fork");
     if (c == 0) {
+        if (child_cpu >= 0)
+            pin_to(child_cpu);
         close(a[1]);
         close(b[0]);
         while (read(a[0], &x, 1) == 1)
@@ -312,6 +328,8 @@ static void wakeup_floor(void)
                 _exit(1);
         _exit(0);
     }
+    if (parent_cpu >= 0)
+        pin_to(parent_cpu);
     close(a[0]);
     close(b[1]);
     for (int r = 0; r < rounds; r++) {
@@ -325,7 +343,9 @@ static void wakeup_floor(void)
     close(a[1]);
     reap(c);
     close(b[0]);
-    report("wakeup_round_trip", v, rounds);
+    if (sched_setaffinity(0, sizeof(saved), &saved) < 0)
+        die("sched_setaffinity");
+    report(name, v, rounds);
 }
 
 /* A new TCP connection on loopback and one one-byte round trip over it,
@@ -604,7 +624,21 @@ int main(int argc, char **argv)
     clone_floor("six_but_net", all & ~CLONE_NEWNET);
     mount_floor();
     ns_setup_floor();
-    wakeup_floor();
+    wakeup_floor("wakeup_round_trip", -1, -1);
+    {
+        cpu_set_t set;
+        int cpu[2], n = 0;
+
+        if (sched_getaffinity(0, sizeof(set), &set) < 0)
+            die("sched_getaffinity");
+        for (int i = 0; i < CPU_SETSIZE && n < 2; i++)
+            if (CPU_ISSET(i, &set))
+                cpu[n++] = i;
+        if (n == 2) {
+            wakeup_floor("wakeup_one_cpu", cpu[0], cpu[0]);
+            wakeup_floor("wakeup_two_cpus", cpu[0], cpu[1]);
+        }
+    }
     tcp_floor();
     notify_floor();
     return 0;
