@@ -84,11 +84,19 @@ int net_loopback_up(int fd, struct nf_err *err)
         return nl_fail(err, "netlink socket", rc);
     }
     /* The only answer is one NLMSG_ERROR of a few dozen bytes (at most our
-     * 32-byte request echoed): libnl's 16 KiB receive buffer holds it, so
-     * skip the MSG_PEEK|MSG_TRUNC recvmsg it would spend sizing the read. */
+     * 32-byte request echoed; the socket asks for no extended ACK): 1 KiB
+     * holds it, so skip the MSG_PEEK|MSG_TRUNC recvmsg libnl would spend
+     * sizing the read. The request gets the 32 bytes it needs: libnl's
+     * defaults (16 KiB to receive, a page to send) each took a heap page
+     * touched for the first time. */
     nl_socket_disable_msg_peek(sk);
-    msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
+    rc = nl_socket_set_msg_buf_size(sk, 1024);
+    if (rc < 0)
+        return nl_fail(err, "netlink socket", rc);
+    msg = nlmsg_alloc_size(NLMSG_SPACE(sizeof(ifi)));
     if (!msg)
+        return nf_err_set(err, ENOMEM, "bring up lo: out of memory");
+    if (!nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWLINK, 0, NLM_F_REQUEST | NLM_F_ACK))
         return nf_err_set(err, ENOMEM, "bring up lo: out of memory");
     rc = nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
     if (rc < 0)
