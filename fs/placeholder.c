@@ -235,6 +235,14 @@ static int open_existing(struct making *m)
     return openat(m->parent, m->name, m->kind == FS_PH_DIR ? flags | O_DIRECTORY : flags);
 }
 
+/* The kernel refused to link a descriptor by itself (AT_EMPTY_PATH). */
+static bool flink_refused;
+
+void fs_placeholders_flink(bool allowed)
+{
+    flink_refused = !allowed;
+}
+
 /* A file made without a name (O_TMPFILE) in its own directory, locked and
  * marked, then linked in place: nobody else can reach it before the link,
  * and a run killed before it leaves nothing. Half the directory updates of
@@ -252,10 +260,21 @@ static int create_linked(struct making *m, struct nf_err *err)
         return -ENOSYS;
     if (mark(fd, m->kind == FS_PH_DOTFILE) < 0)
         return nf_err_sys(err, "placeholder %s: mark", m->rel);
-    /* Our own descriptor's link: AT_EMPTY_PATH would need a capability. */
+    /* Our own descriptor's link: by the descriptor itself where the kernel
+     * lets its opener (6.10 and later), else through /proc, which costs a
+     * path walk through procfs each time. Before 6.10 AT_EMPTY_PATH needs
+     * CAP_DAC_READ_SEARCH and says ENOENT without it: not asked again. */
+    if (!flink_refused) {
+        if (linkat(fd, "", m->parent, m->name, AT_EMPTY_PATH) == 0)
+            return steal_fd(&fd);
+        if (errno == EEXIST)
+            return -EEXIST;
+    }
     snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-    if (linkat(AT_FDCWD, self, m->parent, m->name, AT_SYMLINK_FOLLOW) == 0)
+    if (linkat(AT_FDCWD, self, m->parent, m->name, AT_SYMLINK_FOLLOW) == 0) {
+        flink_refused = true;
         return steal_fd(&fd);
+    }
     if (errno == EEXIST)
         return -EEXIST;
     if ((errno == ENOENT || errno == ENOTDIR) && fstat(m->parent, &st) == 0 && st.st_nlink == 0)

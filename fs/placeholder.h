@@ -88,6 +88,11 @@ int fs_placeholders_prepare(const struct fs_plan *plan, struct fs_ph_set *set, u
 /* Remove the placeholders no other run holds; close every lock. */
 void fs_placeholders_release(struct fs_ph_set *set);
 
+/* Whether a file placeholder may be linked in place by its descriptor
+ * (AT_EMPTY_PATH) before /proc/self/fd is tried; it may until the kernel
+ * refuses. For tests of the other ways. */
+void fs_placeholders_flink(bool allowed);
+
 /* The descriptor of dir (absolute, no symlink on the way), for *at calls
  * beneath it. */
 int fs_open_beneath_root(const char *dir);

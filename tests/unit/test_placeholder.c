@@ -2,8 +2,9 @@
  * placeholders are made complete (marked, under their final name only once
  * done), held, removed by the last run; nothing is ever made or removed
  * through a symlink, and what a killed run half made is cleaned up. A file
- * is made unnamed and linked in place through /proc/self/fd; without that
- * link, under a temporary name renamed into place. */
+ * is made unnamed and linked in place by its descriptor, else through
+ * /proc/self/fd; without either link, under a temporary name renamed into
+ * place. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -258,12 +259,11 @@ static int write_id_file(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* No /proc to link the unnamed file through (a tmpfs over it, in a user and
- * mount namespace of a child's own): files are made the other way, under a
- * temporary renamed into place, as complete and with nothing left over. */
-static void files_are_made_without_proc_too(void **state)
+/* Files made in a child with a user and mount namespace of its own: with
+ * or without linking by descriptor, and with /proc or a tmpfs over it. Each
+ * way makes them as complete, and leaves nothing over: no temporary. */
+static void files_made_in_child(struct fx *fx, bool flink, bool proc)
 {
-    struct fx *fx = *state;
     char map[64];
     uid_t uid = getuid();
     gid_t gid = getgid();
@@ -290,8 +290,9 @@ static void files_are_made_without_proc_too(void **state)
         snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
         if (write_id_file("/proc/self/gid_map", map) < 0 ||
             mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-            mount("none", "/proc", "tmpfs", 0, NULL) < 0)
+            (!proc && mount("none", "/proc", "tmpfs", 0, NULL) < 0))
             _exit(11);
+        fs_placeholders_flink(flink);
         if (fs_placeholders_prepare(&fx->plan, &set, fx->skip, &err) < 0 || set.n != 2)
             code = 12;
         else if (!exists(fx, ".bashrc", &st) || !S_ISREG(st.st_mode) || !fs_placeholder_is(&st))
@@ -311,6 +312,25 @@ static void files_are_made_without_proc_too(void **state)
         skip(); /* no user namespaces here */
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_false(exists(fx, ".bashrc", NULL));
+}
+
+/* No /proc: linked by descriptor where the kernel lets its opener (6.10 and
+ * later), else under a temporary renamed into place. */
+static void files_are_made_without_proc_too(void **state)
+{
+    files_made_in_child(*state, true, false);
+}
+
+/* No /proc and no link by descriptor: under a temporary renamed into place. */
+static void files_are_made_without_proc_or_flink(void **state)
+{
+    files_made_in_child(*state, false, false);
+}
+
+/* No link by descriptor (a kernel before 6.10): through /proc/self/fd. */
+static void files_are_linked_through_proc_without_flink(void **state)
+{
+    files_made_in_child(*state, false, true);
 }
 
 /* The mark is a 1980 mtime anyone who may write a directory can set: a
@@ -366,6 +386,7 @@ int main(void)
         T(placeholders_are_made_marked_and_removed), T(the_last_run_removes_a_shared_placeholder),
         T(nothing_is_made_through_a_symlink),        T(stale_temporaries_are_removed),
         T(a_name_that_appeared_is_adopted),          T(files_are_made_without_proc_too),
+        T(files_are_made_without_proc_or_flink),     T(files_are_linked_through_proc_without_flink),
         T(a_forged_mark_is_not_a_placeholder),
     };
 
