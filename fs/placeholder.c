@@ -151,6 +151,16 @@ static bool still_linked(int dir, const char *name, int fd)
            fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&fst, &lst);
 }
 
+/* still_linked, and still marked (nobody wrote to it meanwhile); st gets
+ * what fd holds. */
+static bool still_placeholder(int dir, const char *name, int fd, struct stat *st)
+{
+    struct stat lst;
+
+    return fstat(fd, st) == 0 && fs_placeholder_is(st) && st->st_nlink > 0 &&
+           fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(st, &lst);
+}
+
 static int mark(int fd, bool dot)
 {
     struct timespec ts[2] = { { .tv_sec = FS_PH_MTIME }, { .tv_sec = FS_PH_MTIME } };
@@ -680,9 +690,9 @@ void fs_placeholders_release(struct fs_ph_set *set)
         struct fs_ph_hold *h = &set->v[i];
         struct stat st;
 
-        if (h->fd >= 0 && fstat(h->fd, &st) == 0 && fs_placeholder_is(&st) &&
-            flock(h->fd, LOCK_EX | LOCK_NB) == 0 && h->name &&
-            still_linked(h->parent, h->name, h->fd)) {
+        /* Looked at once it is ours alone: no other run holds it now. */
+        if (h->fd >= 0 && h->name && flock(h->fd, LOCK_EX | LOCK_NB) == 0 &&
+            still_placeholder(h->parent, h->name, h->fd, &st)) {
             int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
             int rc = unlinkat(h->parent, h->name, flags);
 
