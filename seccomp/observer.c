@@ -85,6 +85,7 @@ struct sc_observer {
     size_t n_known;
     bool named;   /* known[] is filled: at the first notification, not before */
     bool created; /* a call that may make a new name was let through */
+    bool hung_up; /* no process is under the filter: io no longer watched */
 };
 
 /* The table's syscall numbers, looked up by name once a call is trapped: a
@@ -431,10 +432,13 @@ static void on_ready(struct ev_loop *loop, struct ev_io *io, uint32_t revents)
         return;
     }
     if (revents & (EPOLLHUP | EPOLLERR)) {
-        /* Every process under the filter is gone. */
+        /* Every process under the filter is gone. The listener is closed
+         * with the observer, not now: its close frees the filter, whose
+         * program a kworker then frees on this CPU. Here that work would
+         * come between the command's exit and init's report of it; in the
+         * teardown it fills the wait for init's exit. */
         ev_io_stop(loop, io);
-        close(io->fd);
-        io->fd = -1;
+        o->hung_up = true;
     }
 }
 
@@ -493,7 +497,8 @@ void sc_observer_free(struct sc_observer *o)
     if (!o)
         return;
     if (o->io.fd >= 0) {
-        ev_io_stop(o->loop, &o->io);
+        if (!o->hung_up)
+            ev_io_stop(o->loop, &o->io);
         close(o->io.fd);
     }
     free(o->req);
