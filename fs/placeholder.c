@@ -142,23 +142,20 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* name in dir is still the file fd holds: nobody removed or replaced it
- * between our open and our lock. */
-static bool still_linked(int dir, const char *name, int fd)
-{
-    struct stat fst, lst;
-
-    return fstat(fd, &fst) == 0 && fst.st_nlink > 0 &&
-           fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&fst, &lst);
-}
-
-/* still_linked, and still marked (nobody wrote to it meanwhile); st gets
- * what fd holds. */
-static bool still_placeholder(int dir, const char *name, int fd, struct stat *st)
+ * between our open and our lock. fst gets what fd holds. */
+static bool still_linked_as(int dir, const char *name, int fd, struct stat *fst)
 {
     struct stat lst;
 
-    return fstat(fd, st) == 0 && fs_placeholder_is(st) && st->st_nlink > 0 &&
-           fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(st, &lst);
+    return fstat(fd, fst) == 0 && fst->st_nlink > 0 &&
+           fstatat(dir, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && same_file(fst, &lst);
+}
+
+static bool still_linked(int dir, const char *name, int fd)
+{
+    struct stat st;
+
+    return still_linked_as(dir, name, fd, &st);
 }
 
 static int mark(int fd, bool dot)
@@ -200,7 +197,7 @@ static enum stale_rc remove_stale(int root, const char *name)
         return errno == ENOENT ? STALE_GONE : STALE_JUNK;
     if (flock(fd, LOCK_EX | LOCK_NB) < 0)
         return STALE_BUSY;
-    if (!still_linked(root, name, fd) || fstat(fd, &st) < 0)
+    if (!still_linked_as(root, name, fd, &st))
         return STALE_GONE;
     if (S_ISDIR(st.st_mode)) {
         if (unlinkat(root, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
@@ -690,9 +687,10 @@ void fs_placeholders_release(struct fs_ph_set *set)
         struct fs_ph_hold *h = &set->v[i];
         struct stat st;
 
-        /* Looked at once it is ours alone: no other run holds it now. */
+        /* Looked at once it is ours alone: no other run holds it now; still
+         * marked (nobody wrote to it meanwhile). */
         if (h->fd >= 0 && h->name && flock(h->fd, LOCK_EX | LOCK_NB) == 0 &&
-            still_placeholder(h->parent, h->name, h->fd, &st)) {
+            still_linked_as(h->parent, h->name, h->fd, &st) && fs_placeholder_is(&st)) {
             int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
             int rc = unlinkat(h->parent, h->name, flags);
 
