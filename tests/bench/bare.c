@@ -414,8 +414,10 @@ int main(int argc, char **argv)
         int cpu = sched_getcpu();
 
         CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        cpus_held = cpu >= 0 && sched_setaffinity(0, sizeof(one), &one) == 0;
+        if (cpu >= 0) {
+            CPU_SET(cpu, &one);
+            cpus_held = sched_setaffinity(0, sizeof(one), &one) == 0;
+        }
     }
     pid = (pid_t)syscall(SYS_clone,
                          CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC |
