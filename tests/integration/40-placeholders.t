@@ -40,6 +40,19 @@ nsf -- true
 is "$RC" 0 "the next run starts over them"
 is "$(listing "$w")" "" "and removes what the killed run left behind"
 
+# A placeholder the user writes to on the host while a run lasts is theirs
+# from then on: the run's end leaves it, with what they wrote (its mark is
+# looked at once the run holds it alone, just before its removal).
+env --default-signal=INT "$NSFENCE" -- sh -c 'echo up > up; while [ ! -e go ]; do sleep 0.02; done; echo ran > ran' 2>/dev/null &
+pid=$!
+wait_for up
+echo mine >> .bashrc
+touch go
+wait "$pid"
+is "$(cat ran 2>/dev/null)" "ran" "a run during which the user wrote to its .bashrc ran to its end"
+is "$(cat .bashrc 2>/dev/null)" "mine" "and left the .bashrc, with what the user wrote"
+rm -f up go ran .bashrc
+
 # Two concurrent runs in one directory.
 env --default-signal=INT "$NSFENCE" -- sh -c 'echo up > a-up; while [ ! -e b-done ]; do sleep 0.02; done; echo evil > .bashrc; mkdir -p .vscode/x; echo $? > a-result' 2>/dev/null &
 apid=$!
