@@ -100,9 +100,17 @@ nsfence-static: $(B)/static/src/main.o $(B)/static/libnsfence.a $(HOT_ORDER)
 static: nsfence-static
 asan: $(B)/asan/nsfence
 
+# The policy and plan code runs once, in a process just exec'd, where every
+# stack page it first touches is a page fault. Its path helpers each hold a
+# PATH_MAX buffer or more; inlined into one another, their frames add up
+# (collect's was 21 KiB). -fconserve-stack keeps such helpers out of line,
+# so only the frames in use are on the stack.
+PLAN_OBJS = fs/plan fs/gitrepo fs/scan fs/resolve src/front src/config
+$(foreach o,$(PLAN_OBJS),$(B)/dyn/$(o).o $(B)/static/$(o).o): FRAME_CFLAGS = -fconserve-stack
+
 $(B)/dyn/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(OPT) -ffunction-sections $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(OPT) -ffunction-sections $(FRAME_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -110,7 +118,7 @@ $(B)/asan/%.o: %.c
 
 $(B)/static/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -Os -ffunction-sections -fdata-sections -DNF_STATIC=1 $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) -Os -ffunction-sections -fdata-sections -DNF_STATIC=1 $(FRAME_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 %/libnsfence.a:
 	@mkdir -p $(dir $@)

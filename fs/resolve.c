@@ -122,18 +122,16 @@ int fs_resolve_links(const char *path, char *out, size_t outsz, enum fs_res *res
         if (n == 0)
             return nf_err_set(err, ENOENT, "resolve %s: %s is an empty symlink", path, out);
         link[n] = '\0';
-        if (strlen(link) + strlen(p) + 2 > sizeof(rest))
+        if ((size_t)n + strlen(p) + 2 > sizeof(rest))
             return nf_err_set(err, ENAMETOOLONG, "%.64s...: path too long", path);
         {
-            char tmp[sizeof(rest)];
-            size_t ll = strlen(link), pl = strlen(p);
+            /* rest becomes "link/p" (or "link" when nothing is left), in
+             * place: p lies inside rest, so what is left moves first. */
+            size_t ll = (size_t)n, pl = strlen(p);
 
-            memcpy(tmp, link, ll);
-            tmp[ll] = '/';
-            memcpy(tmp + ll + 1, p, pl + 1);
-            if (pl == 0)
-                tmp[ll] = '\0';
-            memcpy(rest, tmp, ll + pl + 2);
+            memmove(rest + ll + 1, p, pl + 1);
+            memcpy(rest, link, ll);
+            rest[ll] = pl ? '/' : '\0';
         }
         p = rest;
         if (link[0] == '/')

@@ -274,6 +274,34 @@ static void symlink_in_the_middle_is_followed(void **state)
     expect(fx, "$D/mid/b/new/x", FS_RES_MISSING, "$D/a/b/new/x", "$D/a/b/new");
 }
 
+/* A link's target goes in front of what is left to walk, in place: a
+ * target longer than the names it replaces moves the rest up, and a chain
+ * whose targets grow it past its room (twice PATH_MAX) is refused. */
+static void link_targets_are_spliced_before_the_rest(void **state)
+{
+    struct fx *fx = *state;
+    char seg[201], tail[15 * 201 + 1], target[PATH_MAX], path[PATH_MAX];
+    size_t n = 0;
+
+    mk(fx, "a/b/c/f");
+    ln(fx, "$D/a/b/c", "s");
+    expect(fx, "$D/s/f", FS_RES_EXISTS, "$D/a/b/c/f", NULL);
+    expect(fx, "$D/s/new/x", FS_RES_MISSING, "$D/a/b/c/new/x", "$D/a/b/c/new");
+    expect(fx, "$D/s", FS_RES_EXISTS, "$D/a/b/c", NULL);
+
+    /* Each of l1, l2 leads to the next through 15 names of 200 bytes. */
+    memset(seg, 'x', sizeof(seg) - 1);
+    seg[sizeof(seg) - 1] = '\0';
+    for (int i = 0; i < 15; i++)
+        n += (size_t)snprintf(tail + n, sizeof(tail) - n, "/%s", seg);
+    snprintf(target, sizeof(target), "l2%s", tail);
+    ln(fx, target, "l1");
+    snprintf(target, sizeof(target), "l3%s", tail);
+    ln(fx, target, "l2");
+    snprintf(path, sizeof(path), "$D/l1%s", tail);
+    expect_error(fx, path, ENAMETOOLONG);
+}
+
 /* ".." after a symlink is the target's parent, as the kernel sees it; the
  * policy's lexical normalisation folds it before the link instead. */
 static void dotdot_after_a_symlink_is_physical(void **state)
@@ -454,6 +482,7 @@ int main(void)
         T(absolute_symlinks_restart_from_root),
         T(dangling_symlink_leads_to_where_a_write_lands),
         T(symlink_in_the_middle_is_followed),
+        T(link_targets_are_spliced_before_the_rest),
         T(dotdot_after_a_symlink_is_physical),
         T(loops_are_eloop_errors),
         T(non_directory_on_the_way_is_impossible),
