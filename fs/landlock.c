@@ -88,6 +88,7 @@ void fs_ll_free(struct fs_ll_plan *p)
         free(p->rules[i].path);
     free(p->rules);
     free(p->tmpdir);
+    free(p->tmp_parent);
     memset(p, 0, sizeof(*p));
 }
 
@@ -137,7 +138,7 @@ static int grant_read(const struct fs_plan *fp, struct fs_ll_plan *p, const char
 
     if (strcmp(path, "/dev") == 0)
         return grant_dev(p, err);
-    if (p->tmp_parent[0]) {
+    if (p->tmp_parent) {
         if (strcmp(p->tmp_parent, path) == 0)
             return 0; /* other runs' TMPDIRs: this run's has its own rule */
         if (pol_path_within(p->tmp_parent, path))
@@ -243,6 +244,7 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
 {
     static const char *const devices[] = { "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
                                            "/dev/urandom", "/dev/tty",  "/dev/ptmx" };
+    char tmp_parent[PATH_MAX];
     uint64_t write;
 
     memset(out, 0, sizeof(*out));
@@ -250,8 +252,11 @@ int fs_ll_build(const struct fs_plan *fp, int abi, struct fs_ll_plan *out, struc
     if (abi < 1)
         return nf_err_set(err, EOPNOTSUPP, "Landlock is not available on this kernel");
     out->handled_fs = fs_rights(abi);
-    if (fs_ll_tmpdir_parent(out->tmp_parent, sizeof(out->tmp_parent)) < 0)
+    if (fs_ll_tmpdir_parent(tmp_parent, sizeof(tmp_parent)) < 0)
         return nf_err_set(err, ENAMETOOLONG, "TMPDIR: too long");
+    out->tmp_parent = strdup(tmp_parent);
+    if (!out->tmp_parent)
+        return nf_err_sys(err, "out of memory");
     if (abi >= 4)
         out->handled_net = FS_LL_NET_BIND_TCP | FS_LL_NET_CONNECT_TCP;
     if (abi >= 6)

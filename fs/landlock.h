@@ -60,7 +60,7 @@ struct fs_ll_plan {
     char *tmpdir;
     /* Where every run of this user makes its TMPDIR: denied reading (a
      * concurrent run's is there). */
-    char tmp_parent[PATH_MAX];
+    char *tmp_parent;
 };
 
 /* The running kernel's Landlock ABI version; 0 when Landlock is absent or

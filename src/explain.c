@@ -189,7 +189,7 @@ int explain_print(FILE *out, const struct front *f, char **argv)
 
     fprintf(out, "policy:\n");
     fprintf(out, "  %-22s %s\n", "working directory", pol->cwd);
-    fprintf(out, "  %-22s %s\n", "config", f->config_used[0] ? f->config_used : "(none)");
+    fprintf(out, "  %-22s %s\n", "config", f->config_used ? f->config_used : "(none)");
     list(out, "allow_write", &pol->allow_write);
     list(out, "deny_write", &pol->deny_write);
     list(out, "deny_read", &pol->deny_read);

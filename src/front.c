@@ -16,14 +16,12 @@
 
 extern char **environ;
 
-static int load_config(const struct cli *cli, struct policy *pol, char *used, size_t usedsz,
-                       struct nf_err *err)
+static int load_config(const struct cli *cli, struct policy *pol, char **used, struct nf_err *err)
 {
     char defaults[2][4096];
     size_t n = cfg_default_paths(getenv("XDG_CONFIG_HOME"), pol->home, defaults);
     bool loaded = false;
 
-    used[0] = '\0';
     /* nsfence's own config files are protected from the command, existing
      * or not: a command must not be able to write itself a looser policy
      * for the next run. */
@@ -41,7 +39,9 @@ static int load_config(const struct cli *cli, struct policy *pol, char *used, si
             return nf_err_prefix(err, "--config");
         if (cfg_load(pol, path, true, &loaded, err) < 0)
             return -1;
-        snprintf(used, usedsz, "%s", path);
+        *used = strdup(path);
+        if (!*used)
+            return nf_err_sys(err, "out of memory");
         if (!pol_strv_contains(&pol->config_files, path))
             return pol_strv_add(&pol->config_files, path, err);
         return 0;
@@ -49,8 +49,8 @@ static int load_config(const struct cli *cli, struct policy *pol, char *used, si
     for (size_t i = 0; i < pol->config_files.n && !loaded; i++) {
         if (cfg_load(pol, pol->config_files.v[i], false, &loaded, err) < 0)
             return -1;
-        if (loaded)
-            snprintf(used, usedsz, "%s", pol->config_files.v[i]);
+        if (loaded && !(*used = strdup(pol->config_files.v[i])))
+            return nf_err_sys(err, "out of memory");
     }
     return 0;
 }
@@ -180,14 +180,34 @@ static int compile_landlock(struct front *f, struct nf_err *err)
     return sc_compile(&f->filters, &p->filters, err);
 }
 
+/* The command's environment. Apart from compile_plan, whose frame is on
+ * the stack while the filesystem plan is built (see FRAME_CFLAGS). */
+static int compile_env(const struct policy *pol, struct run_plan *p, struct nf_err *err)
+{
+    char self[PATH_MAX];
+    ssize_t selflen;
+
+    /* Only the network's environment names nsfence itself (git over ssh). */
+    selflen = pol->network_enabled ? readlink("/proc/self/exe", self, sizeof(self) - 1) : -1;
+    self[selflen > 0 ? selflen : 0] = '\0';
+    if (env_build(environ, pol, selflen > 0 ? self : NULL, &p->envp, err) < 0)
+        return -1;
+    switch (env_fix_tmpdir(&p->envp, &p->fs, self, sizeof(self), err)) {
+    case -1:
+        return -1;
+    case 1:
+        log_v("TMPDIR %s is not writable inside; TMPDIR=/tmp", self);
+        break;
+    }
+    return 0;
+}
+
 /* The sandbox itself: every namespace, the caller's ids, lo and the proxy's
  * endpoints, no capability, the filters last. */
 static int compile_plan(char **argv, struct front *f, struct nf_err *err)
 {
     const struct policy *pol = &f->pol;
     struct run_plan *p = &f->plan;
-    char self[PATH_MAX];
-    ssize_t selflen;
 
     p->namespaces =
         CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -202,18 +222,8 @@ static int compile_plan(char **argv, struct front *f, struct nf_err *err)
     p->http_port = pol->http_port;
     p->socks_port = pol->socks_port;
     p->argv = argv;
-    /* Only the network's environment names nsfence itself (git over ssh). */
-    selflen = pol->network_enabled ? readlink("/proc/self/exe", self, sizeof(self) - 1) : -1;
-    self[selflen > 0 ? selflen : 0] = '\0';
-    if (env_build(environ, pol, selflen > 0 ? self : NULL, &p->envp, err) < 0)
+    if (compile_env(pol, p, err) < 0)
         return -1;
-    switch (env_fix_tmpdir(&p->envp, &p->fs, self, sizeof(self), err)) {
-    case -1:
-        return -1;
-    case 1:
-        log_v("TMPDIR %s is not writable inside; TMPDIR=/tmp", self);
-        break;
-    }
     p->caps = 0;
     f->filters.unix_block = !pol->allow_all_unix_sockets;
     /* With no filesystem rules no write is refused: nothing to observe. */
@@ -279,7 +289,7 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
 {
     if (front_init(f, err) < 0)
         return -1;
-    if (load_config(cli, &f->pol, f->config_used, sizeof(f->config_used), err) < 0)
+    if (load_config(cli, &f->pol, &f->config_used, err) < 0)
         return -1;
     if (load_settings(cli, &f->pol, err) < 0)
         return -1;
@@ -291,6 +301,7 @@ int front_compile(const struct cli *cli, struct front *f, struct nf_err *err)
 void front_free(struct front *f)
 {
     free(f->command);
+    free(f->config_used);
     run_plan_free(&f->plan);
     px_rules_free(&f->rules);
     pol_free(&f->pol);

@@ -4,8 +4,6 @@
  * config files and the environment; the engine never does. */
 #pragma once
 
-#include <limits.h>
-
 #include "proxy/parent.h"
 #include "proxy/rules.h"
 #include "seccomp/filters.h"
@@ -16,8 +14,8 @@
 
 struct front {
     struct policy pol;
-    char config_used[PATH_MAX]; /* "" when none */
-    struct px_rules rules;      /* when pol.network_enabled */
+    char *config_used;     /* NULL when none */
+    struct px_rules rules; /* when pol.network_enabled */
     struct px_parent parent;
     struct sc_options filters; /* what plan.filters were built from */
     struct run_plan plan;
