@@ -13,7 +13,10 @@
  * and a fork's child faults them all again (the kernel does not copy the
  * page tables of file mappings). The code one run executes is about 220 KiB
  * of functions scattered over 1.2 MiB of text; together, it fits in four
- * windows. */
+ * windows. What the forked and cloned processes run (init, the command
+ * before its exec) is listed first, apart from what only the first process
+ * runs: a child, which refaults every window it runs code in, then runs
+ * code from as few windows as it can. */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -29,6 +32,8 @@ struct sym {
     unsigned long addr, size;
     char *name;
     bool listed;
+    unsigned long first; /* 1 + the step that first ran it; 0: never */
+    bool in_child;       /* a process the program forked or cloned ran it */
 };
 
 static struct sym *syms;
@@ -137,9 +142,36 @@ static void mapping(pid_t pid, const char *program, unsigned long *lo, unsigned 
     }
 }
 
+static int by_first(const void *a, const void *b)
+{
+    const struct sym *x = *(struct sym *const *)a, *y = *(struct sym *const *)b;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The functions this run ran that OUT does not list yet: those a child ran,
+ * then the others, each group in the order they first ran. */
+static void append_run(FILE *out)
+{
+    struct sym **ran = calloc(n_syms, sizeof(*ran));
+    size_t n = 0;
+
+    if (!ran)
+        die("calloc");
+    for (size_t i = 0; i < n_syms; i++)
+        if (syms[i].first && !syms[i].listed)
+            ran[n++] = &syms[i];
+    qsort(ran, n, sizeof(*ran), by_first);
+    for (int child = 1; child >= 0; child--)
+        for (size_t i = 0; i < n; i++)
+            if (ran[i]->in_child == child)
+                fprintf(out, "%s\n", ran[i]->name);
+    free(ran);
+}
+
 int main(int argc, char **argv)
 {
-    unsigned long lo, hi;
+    unsigned long lo, hi, steps = 0;
     int live = 1, st;
     FILE *out;
     pid_t child;
@@ -202,14 +234,15 @@ int main(int argc, char **argv)
         if (ptrace(PTRACE_GETREGS, t, 0, &regs) == 0 && regs.rip >= lo && regs.rip < hi) {
             struct sym *s = lookup(regs.rip - lo);
 
-            if (s && !s->listed) {
-                s->listed = true;
-                fprintf(out, "%s\n", s->name);
-            }
+            if (s && !s->first)
+                s->first = ++steps;
+            if (s && t != child)
+                s->in_child = true;
         }
         (void)ptrace(PTRACE_SINGLESTEP, t, 0,
                      event == 0 && sig != SIGTRAP && sig != SIGSTOP ? sig : 0);
     }
+    append_run(out);
     if (fclose(out) != 0)
         die(argv[1]);
     return 0;
