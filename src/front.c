@@ -180,8 +180,9 @@ static int compile_landlock(struct front *f, struct nf_err *err)
     return sc_compile(&f->filters, &p->filters, err);
 }
 
-/* The command's environment. Apart from compile_plan, whose frame is on
- * the stack while the filesystem plan is built (see FRAME_CFLAGS). */
+/* The command's environment. A function of its own, so that its PATH_MAX
+ * buffer is not on the stack while compile_plan builds the filesystem plan
+ * (see FRAME_CFLAGS in the Makefile). */
 static int compile_env(const struct policy *pol, struct run_plan *p, struct nf_err *err)
 {
     char self[PATH_MAX];
