@@ -302,6 +302,52 @@ static void link_targets_are_spliced_before_the_rest(void **state)
     expect_error(fx, path, ENAMETOOLONG);
 }
 
+/* "/." costs two bytes of the rest and resolves to nothing: n bytes of it
+ * (an odd n starts with a lone "/"). */
+static void dots(char *buf, size_t n)
+{
+    size_t i = 0;
+
+    if (n % 2)
+        buf[i++] = '/';
+    for (; i < n; i += 2)
+        memcpy(buf + i, "/.", 2);
+    buf[n] = '\0';
+}
+
+/* The rest's room to the byte: a second hop that makes "link/rest" exactly
+ * twice PATH_MAX bytes with its terminator resolves; one byte more is
+ * refused. */
+static void the_rest_is_refused_one_byte_past_its_room(void **state)
+{
+    struct fx *fx = *state;
+    char b[PATH_MAX - 63], a[3001], t[PATH_MAX], path[PATH_MAX];
+    size_t lb = PATH_MAX - 64 - strlen(fx->d), lt;
+
+    mk(fx, "a/f");
+    dots(a, sizeof(a) - 1);
+    dots(b, lb - 2);
+    memcpy(b + lb - 2, "/f", 3);
+    /* The second hop's check: its target, then "/", then what is left
+     * after its name (a, "/", b), then the terminator. */
+    lt = 2 * PATH_MAX - 3 - (sizeof(a) - 1) - lb;
+    t[0] = 'a';
+    dots(t + 1, lt - 1);
+    ln(fx, t, "fits");
+    t[0] = 'a';
+    dots(t + 1, lt);
+    ln(fx, t, "over");
+    snprintf(t, sizeof(t), "fits%s", a);
+    ln(fx, t, "to-fits");
+    snprintf(t, sizeof(t), "over%s", a);
+    ln(fx, t, "to-over");
+
+    snprintf(path, sizeof(path), "$D/to-fits%s", b);
+    expect(fx, path, FS_RES_EXISTS, "$D/a/f", NULL);
+    snprintf(path, sizeof(path), "$D/to-over%s", b);
+    expect_error(fx, path, ENAMETOOLONG);
+}
+
 /* ".." after a symlink is the target's parent, as the kernel sees it; the
  * policy's lexical normalisation folds it before the link instead. */
 static void dotdot_after_a_symlink_is_physical(void **state)
@@ -483,6 +529,7 @@ int main(void)
         T(dangling_symlink_leads_to_where_a_write_lands),
         T(symlink_in_the_middle_is_followed),
         T(link_targets_are_spliced_before_the_rest),
+        T(the_rest_is_refused_one_byte_past_its_room),
         T(dotdot_after_a_symlink_is_physical),
         T(loops_are_eloop_errors),
         T(non_directory_on_the_way_is_impossible),
