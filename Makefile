@@ -106,6 +106,7 @@ asan: $(B)/asan/nsfence
 # (collect's was 21 KiB). -fconserve-stack keeps such helpers out of line,
 # so only the frames in use are on the stack.
 PLAN_OBJS = fs/plan fs/gitrepo fs/scan fs/resolve src/front src/config
+FRAME_CFLAGS =
 $(foreach o,$(PLAN_OBJS),$(B)/dyn/$(o).o $(B)/static/$(o).o): FRAME_CFLAGS = -fconserve-stack
 
 $(B)/dyn/%.o: %.c

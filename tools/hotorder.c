@@ -32,7 +32,7 @@ struct sym {
     unsigned long addr, size;
     char *name;
     bool listed;
-    unsigned long first; /* 1 + the step that first ran it; 0: never */
+    unsigned long first; /* when it first ran: 1 for the first function, 0: never */
     bool in_child;       /* a process the program forked or cloned ran it */
 };
 
