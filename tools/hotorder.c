@@ -171,7 +171,7 @@ static void append_run(FILE *out)
 
 int main(int argc, char **argv)
 {
-    unsigned long lo, hi, steps = 0;
+    unsigned long lo, hi, seen = 0;
     int live = 1, st;
     FILE *out;
     pid_t child;
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
             struct sym *s = lookup(regs.rip - lo);
 
             if (s && !s->first)
-                s->first = ++steps;
+                s->first = ++seen;
             if (s && t != child)
                 s->in_child = true;
         }
