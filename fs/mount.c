@@ -489,6 +489,15 @@ static int open_procs(const struct fs_plan *plan, struct exec *x, struct nf_err 
     return 0;
 }
 
+/* Out of line: its buffer stays off the stack of every op below. */
+static __attribute__((noinline)) void log_op(const struct fs_op *op)
+{
+    char line[PATH_MAX * 2 + 64];
+
+    fs_op_format(op, line, sizeof(line));
+    log_verbose("mount: %s", line);
+}
+
 static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exec *x,
                      bool stop_at_placeholder, struct nf_err *err)
 {
@@ -499,12 +508,8 @@ static int run_until(const struct fs_plan *plan, const uint8_t *skip, struct exe
             return 0;
         if (skip && skip[x->next])
             continue;
-        if (log_verbose_enabled) {
-            char line[PATH_MAX * 2 + 64];
-
-            fs_op_format(op, line, sizeof(line));
-            log_verbose("mount: %s", line);
-        }
+        if (log_verbose_enabled)
+            log_op(op);
         if (run_op(x, op, x->next, err) < 0) {
             /* What the scan found below the top of a write root may vanish
              * before its mount (a build removing its directories): the scan
