@@ -492,6 +492,67 @@ static _Noreturn void init_loop(pid_t cmd, const sigset_t *set, int status_fd)
     }
 }
 
+/* The steps of init_main below are out of line: their messages and
+ * program sets stay off the stack the mounts then run on, which init, a
+ * copy of the host side, pays a page fault for each page of. */
+
+/* lo is brought up by the host side, on a netlink socket made here. */
+static __attribute__((noinline)) void hand_out_netlink(int sync)
+{
+    struct sync_msg m = { .kind = SYNC_FDS, .tag = SYNC_TAG_NETLINK };
+    struct nf_err err = { 0 };
+    int nl = net_loopback_socket(&err);
+
+    if (nl < 0)
+        sync_fail(sync, &err);
+    if (sync_send(sync, &m, &nl, 1) < 0) {
+        nf_err_sys(&err, "hand the netlink socket out");
+        sync_fail(sync, &err);
+    }
+    close(nl);
+}
+
+/* The proxy's listening sockets, made inside once lo is up. The host side
+ * serves them; nothing of the network path stays where the command could
+ * signal, trace or kill it. */
+static __attribute__((noinline)) void hand_out_endpoints(const struct run_plan *plan, int sync)
+{
+    struct sync_msg m = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };
+    struct nf_err err = { 0 };
+    struct net_endpoints ep;
+
+    if (net_endpoints_open(plan->http_port, plan->socks_port, &ep, &err) < 0)
+        sync_fail(sync, &err);
+    for (size_t i = 0; i < ep.n; i++)
+        m.fd_kind[i] = (uint8_t)ep.proto[i];
+    if (sync_send(sync, &m, ep.fd, ep.n) < 0) {
+        nf_err_sys(&err, "hand the proxy endpoints out");
+        sync_fail(sync, &err);
+    }
+    net_endpoints_close(&ep);
+}
+
+/* Traceable by the command: nothing worth taking from it, and nothing it
+ * could do through init that it may not do itself (bubblewrap's pid 1 loads
+ * the caller's programs too). */
+static __attribute__((noinline)) void become_traceable(const struct run_plan *plan, pid_t cmd)
+{
+    struct sc_set own, callers;
+    struct nf_err err = { 0 };
+    char why[8];
+    int none;
+
+    split_filters(plan, &own, &callers);
+    if (caps_set(0, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        (callers.n && sc_install(&callers, &none, why, sizeof(why), &err) < 0)) {
+        (void)kill(cmd, SIGKILL);
+        _exit(125);
+    }
+    /* Only now, with nothing left to take: a caller's program may refuse
+     * this prctl, and init then stays undumpable. */
+    (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
 _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
 {
     const struct run_plan *plan = cfg->plan;
@@ -509,8 +570,10 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     /* If the host side dies, however it dies, the sandbox dies with it.
      * Without a PID namespace (Landlock mode), init is told and kills what
      * is below it, orphans included (they come to it, the subreaper). */
-    landlock_sweep = plan->landlock_mode;
-    landlock_tmpdir = plan->landlock_mode ? plan->landlock.tmpdir : NULL;
+    if (plan->landlock_mode) { /* else left as they are: a page not copied */
+        landlock_sweep = true;
+        landlock_tmpdir = plan->landlock.tmpdir;
+    }
     if (prctl(PR_SET_PDEATHSIG, landlock_sweep ? host_gone_signal() : SIGKILL, 0, 0, 0) < 0)
         _exit(125);
     if (landlock_sweep && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
@@ -565,18 +628,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
      * once it has made the placeholders. After the fixed part: a refusal
      * to mount (and its hint) reaches the host side before any refusal of
      * lo's change, as when init sent it itself. */
-    if (plan->loopback) {
-        struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_NETLINK };
-        int nl = net_loopback_socket(&err);
-
-        if (nl < 0)
-            sync_fail(sync, &err);
-        if (sync_send(sync, &fdmsg, &nl, 1) < 0) {
-            nf_err_sys(&err, "hand the netlink socket out");
-            sync_fail(sync, &err);
-        }
-        close(nl);
-    }
+    if (plan->loopback)
+        hand_out_netlink(sync);
     /* Every process in the sandbox would otherwise possess the caller's
      * session keyring, and with it the keys kept there (Kerberos ccaches,
      * tokens): an anonymous one, joined before the command exists, is all
@@ -591,22 +644,8 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     /* Only now is lo up. Bound before, 127.0.0.1 would take the listener
      * (IPv4 lets a down lo's address be bound) but ::1 would not exist yet,
      * and its EADDRNOTAVAIL reads as a host without IPv6. */
-    if (plan->endpoints) {
-        struct net_endpoints ep;
-        struct sync_msg fdmsg = { .kind = SYNC_FDS, .tag = SYNC_TAG_ENDPOINTS };
-
-        if (net_endpoints_open(plan->http_port, plan->socks_port, &ep, &err) < 0)
-            sync_fail(sync, &err);
-        for (size_t i = 0; i < ep.n; i++)
-            fdmsg.fd_kind[i] = (uint8_t)ep.proto[i];
-        /* The host side serves them; nothing of the network path stays where
-         * the command could signal, trace or kill it. */
-        if (sync_send(sync, &fdmsg, ep.fd, ep.n) < 0) {
-            nf_err_sys(&err, "hand the proxy endpoints out");
-            sync_fail(sync, &err);
-        }
-        net_endpoints_close(&ep);
-    }
+    if (plan->endpoints)
+        hand_out_endpoints(plan, sync);
     cfg->times[STAGE_ENDPOINTS] = sync_now_us();
     if (!plan->landlock_mode && fs_exec_finish(&plan->fs, cfg->results.skip, &fx, &err) < 0)
         sync_fail(sync, &err);
@@ -661,25 +700,11 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     if (cmd == 0)
         command_main(cfg, sync, saved);
     close(sync);
-    /* Traceable by the command: nothing worth taking from it, and nothing
-     * it could do through init that it may not do itself (bubblewrap's pid
-     * 1 loads the caller's programs too). Its status reaches the host side
-     * as init's own exit status, not through a pipe it could open. */
+    /* The command's status then reaches the host side as init's own exit
+     * status, not through a pipe it could open. */
     if (plan->init_traceable) {
-        struct sc_set own, callers;
-        char why[8];
-        int none;
-
         close(status_fd);
-        split_filters(plan, &own, &callers);
-        if (caps_set(0, &err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-            (callers.n && sc_install(&callers, &none, why, sizeof(why), &err) < 0)) {
-            (void)kill(cmd, SIGKILL);
-            _exit(125);
-        }
-        /* Only now, with nothing left to take: a caller's program may
-         * refuse this prctl, and init then stays undumpable. */
-        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        become_traceable(plan, cmd);
     }
     init_loop(cmd, &set, plan->init_traceable ? -1 : status_fd);
 }
