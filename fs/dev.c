@@ -13,18 +13,17 @@
 #include "src/syscalls.h"
 #include "src/util.h"
 
-static int bind_node(int devfd, const char *name, struct nf_err *err)
+/* host is "/dev/NAME": the host's node, bound at NAME in devfd. */
+static int bind_node(int devfd, const char *host, struct nf_err *err)
 {
-    char host[32];
+    const char *name = host + strlen("/dev/");
     _cleanup_close_ int mnt = -1;
     _cleanup_close_ int dst = -1;
-    int fd;
 
-    snprintf(host, sizeof(host), "/dev/%s", name);
     mnt = nf_open_tree(AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (mnt < 0) {
         if (errno == ENOENT) {
-            log_v("/dev/%s: not on the host, skipped", name);
+            log_v("%s: not on the host, skipped", host);
             return 0;
         }
         return nf_err_sys(err, "open_tree %s", host);
@@ -35,13 +34,10 @@ static int bind_node(int devfd, const char *name, struct nf_err *err)
         if (nf_mount_setattr(mnt, "", AT_EMPTY_PATH, &a) < 0)
             return nf_err_sys(err, "mount_setattr %s", host);
     }
-    fd = openat(devfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd < 0)
-        return nf_err_sys(err, "create %s", host);
-    close(fd);
-    dst = openat(devfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    /* Our own tmpfs: the file just made is the mount point, by its fd. */
+    dst = openat(devfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (dst < 0)
-        return nf_err_sys(err, "open %s", host);
+        return nf_err_sys(err, "create %s", host);
     if (nf_move_mount(mnt, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
         return nf_err_sys(err, "bind %s", host);
     return 0;
@@ -81,7 +77,8 @@ static int mount_fs(int devfd, const char *dir, const char *type, const char *co
 
 int fs_dev_populate(int devfd, struct nf_err *err)
 {
-    static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+    static const char *const nodes[] = { "/dev/null",   "/dev/zero",    "/dev/full",
+                                         "/dev/random", "/dev/urandom", "/dev/tty" };
     static const char *const links[][2] = {
         { "fd", "/proc/self/fd" },       { "stdin", "/proc/self/fd/0" },
         { "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
