@@ -698,7 +698,9 @@ void fs_placeholders_release(struct fs_ph_set *set)
                 rc = unlink_in_readonly(h->parent, h->name, flags);
             if (rc < 0 && errno != ENOTEMPTY && errno != ENOENT)
                 log_warn("could not remove placeholder %s: %m", h->path);
-            if (rc == 0 && h->rel && h->anchor >= 0)
+            /* Only a name below another has a parent to look at: asked
+             * here, the look's path buffers touch no stack otherwise. */
+            if (rc == 0 && h->rel && h->anchor >= 0 && strchr(h->rel, '/'))
                 remove_empty_parent(h);
         }
         if (h->fd >= 0)
