@@ -65,13 +65,27 @@ static int make_mount_point(int root, const char *dst, bool leaf_is_file, struct
     return 0;
 }
 
-static int open_dst(struct exec *x, const struct fs_op *op, bool leaf_is_file, bool nofollow,
+static bool is_file(int mnt)
+{
+    struct stat st;
+
+    return fstat(mnt, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/* What open_dst makes a missing mount point as: a directory, a file, or,
+ * given the mount's descriptor, what its root is (looked at only then). */
+#define LEAF_DIR  (-1)
+#define LEAF_FILE (-2)
+
+static int open_dst(struct exec *x, const struct fs_op *op, int like, bool nofollow,
                     struct nf_err *err)
 {
     int fd = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
                         x->resolve);
 
     if (fd < 0 && errno == ENOENT && op->create) {
+        bool leaf_is_file = like == LEAF_FILE || (like >= 0 && is_file(like));
+
         /* Following symlinks (a caller's plan): made one name at a time
          * inside the new root, never through the host's. */
         if (!(x->resolve & RESOLVE_NO_SYMLINKS))
@@ -111,13 +125,6 @@ static int clone_src(const char *src, bool recursive, bool link_itself, struct n
     return mnt;
 }
 
-static bool is_file(int mnt)
-{
-    struct stat st;
-
-    return fstat(mnt, &st) == 0 && !S_ISDIR(st.st_mode);
-}
-
 static int do_bind(struct exec *x, const struct fs_op *op, unsigned attr, struct nf_err *err)
 {
     bool link = op->kind == FS_OP_BIND_LINK;
@@ -128,7 +135,7 @@ static int do_bind(struct exec *x, const struct fs_op *op, unsigned attr, struct
         return -1;
     if (fs_set_attr(mnt, attr, !link, op->src, err) < 0)
         return -1;
-    dst = open_dst(x, op, is_file(mnt), link, err);
+    dst = open_dst(x, op, mnt, link, err);
     if (dst < 0)
         return -1;
     return fs_attach(mnt, dst, op, err);
@@ -165,7 +172,7 @@ static int do_tmpfs(struct exec *x, const struct fs_op *op, const char *mode, un
 
     if (mnt < 0)
         return -1;
-    dst = open_dst(x, op, false, false, err);
+    dst = open_dst(x, op, LEAF_DIR, false, err);
     if (dst < 0)
         return -1;
     return fs_attach(mnt, dst, op, err);
@@ -183,7 +190,7 @@ static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *e
         return nf_err_sys(err, "open_tree empty file");
     if (fs_set_attr(mnt, ATTR_RO | MOUNT_ATTR_NOEXEC, false, "empty file", err) < 0)
         return -1;
-    dst = open_dst(x, op, true, op->kind == FS_OP_MASK_LINK, err);
+    dst = open_dst(x, op, LEAF_FILE, op->kind == FS_OP_MASK_LINK, err);
     if (dst < 0)
         return -1;
     return fs_attach(mnt, dst, op, err);
@@ -191,7 +198,7 @@ static int do_mask_file(struct exec *x, const struct fs_op *op, struct nf_err *e
 
 static int do_remount_ro(struct exec *x, const struct fs_op *op, struct nf_err *err)
 {
-    _cleanup_close_ int dst = open_dst(x, op, false, false, err);
+    _cleanup_close_ int dst = open_dst(x, op, LEAF_DIR, false, err);
 
     if (dst < 0)
         return -1;
@@ -206,7 +213,7 @@ static int do_dev(struct exec *x, const struct fs_op *op, struct nf_err *err)
 
     if (mnt < 0)
         return -1;
-    dst = open_dst(x, op, false, false, err);
+    dst = open_dst(x, op, LEAF_DIR, false, err);
     if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
         return -1;
     dev = nf_openat2(x->root, fs_rel(op->dst), O_PATH | O_DIRECTORY | O_CLOEXEC, x->resolve);
@@ -276,7 +283,7 @@ static int do_proc(struct exec *x, const struct fs_op *op, struct nf_err *err)
     } else if (mnt < 0) {
         return nf_err_set(err, EINVAL, "%s: only one new /proc per sandbox", op->dst);
     }
-    dst = open_dst(x, op, false, false, err);
+    dst = open_dst(x, op, LEAF_DIR, false, err);
     if (dst < 0 || fs_attach(mnt, dst, op, err) < 0)
         return -1;
     if (op->flags & FS_F_HOST) {
