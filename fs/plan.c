@@ -38,6 +38,7 @@ struct rule {
     enum rule_kind kind;
     enum fs_placeholder ph;
     bool optional; /* found by the scan: may vanish before it is mounted */
+    bool missing;  /* the last look at path, just before it was added, found nothing */
     const char *why;
     unsigned depth;
     size_t seq;
@@ -81,6 +82,7 @@ static int rules_add_opt(struct rules *r, const char *path, enum rule_kind kind,
         if (r->v[i].kind == kind && strcmp(r->v[i].path, path) == 0) {
             /* Asked for twice: required if either asks so. */
             r->v[i].optional = r->v[i].optional && optional;
+            r->v[i].missing = false;
             if (r->v[i].ph == FS_PH_NONE)
                 r->v[i].ph = ph;
             return 0;
@@ -112,6 +114,19 @@ static int rules_add(struct rules *r, const char *path, enum rule_kind kind, enu
                      const char *why, struct nf_err *err)
 {
     return rules_add_opt(r, path, kind, ph, false, why, err);
+}
+
+/* A deny of a path an lstat has just found missing: placeholder_role need
+ * not look at it again (a system call per protected name). */
+static int rules_add_missing(struct rules *r, const char *path, enum fs_placeholder ph,
+                             const char *why, struct nf_err *err)
+{
+    if (rules_add(r, path, R_DENY, ph, why, err) < 0)
+        return -1;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].kind == R_DENY && strcmp(r->v[i].path, path) == 0)
+            r->v[i].missing = true;
+    return 0;
 }
 
 static void rules_free(struct rules *r)
@@ -206,15 +221,16 @@ static enum fs_placeholder left_behind(const char *path)
  * file or directory may be a placeholder another run is making in place
  * (where a file system cannot rename without replacing) and has not marked
  * yet: held too, so that run cannot remove it under us; removed at the end
- * only if it carries the mark by then. */
-static void placeholder_role(struct fs_op *op, enum fs_placeholder missing)
+ * only if it carries the mark by then. seen_missing: an lstat just before
+ * found nothing there (rules_add_missing), and it is not looked at again. */
+static void placeholder_role(struct fs_op *op, enum fs_placeholder missing, bool seen_missing)
 {
     struct stat st;
 
     op->ph = missing;
     op->ph_shown = missing != FS_PH_NONE;
     op->ph_missing = missing != FS_PH_NONE;
-    if (lstat(op->dst, &st) < 0)
+    if (seen_missing || lstat(op->dst, &st) < 0)
         return;
     op->ph_missing = false;
     if (fs_placeholder_path(op->dst, &st))
@@ -646,7 +662,7 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         } else if (errno == ENOENT && !slash && !root_left_behind) {
             /* Missing right under the root, which is resolved already:
              * nothing to walk, the placeholder goes here. */
-            if (rules_add(r, path, R_DENY, FS_PH_FILE, "mandatory", err) < 0)
+            if (rules_add_missing(r, path, FS_PH_FILE, "mandatory", err) < 0)
                 goto out;
             continue;
         }
@@ -1224,7 +1240,7 @@ static int place(struct fs_plan *plan, struct fs_plan *pins, struct rules *r, st
             op = &plan->ops[plan->n - 1];
             op->optional = ru->optional;
             if (ru->kind == R_DENY)
-                placeholder_role(op, ru->ph);
+                placeholder_role(op, ru->ph, ru->missing);
             if (op->ph != FS_PH_NONE && !(op->anchor = strdup(anchor)))
                 rc = nf_err_sys(err, "out of memory");
             if (rc == 0)
