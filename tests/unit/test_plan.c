@@ -683,6 +683,42 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
  * adopted and shown as a placeholder, so this run removes it; a user's own
  * empty file is held (a concurrent run may have just made it) but never
  * shown as ours. */
+/* The roles at the top of a write root: a missing name is one this run
+ * makes (missing, shown); an empty file another run may be making is held
+ * but not made; a left-behind placeholder is adopted (shown, not made); a
+ * file with content is no placeholder at all. The missing ones are known
+ * from the look that found them missing; the others are looked at again. */
+static void top_level_placeholder_roles(void **state)
+{
+    struct fx *fx = *state;
+    struct nf_err err = { 0 };
+    struct fs_plan plan;
+    const struct fs_op *op;
+
+    empty_file(fx, ".zshrc");
+    empty_file(fx, ".profile");
+    set_mtime(fx, ".profile", FS_PH_MTIME);
+    mk(fx, ".gitconfig");
+    if (fs_plan_build(&fx->pol, &plan, &err) < 0)
+        fail_msg("fs_plan_build: %s", err.msg);
+    op = op_at(fx, &plan, FS_OP_BIND_RO, "$D/.bashrc");
+    assert_int_equal(op->ph, FS_PH_FILE);
+    assert_true(op->ph_missing);
+    assert_true(op->ph_shown);
+    op = op_at(fx, &plan, FS_OP_BIND_RO, "$D/.zshrc");
+    assert_int_equal(op->ph, FS_PH_FILE);
+    assert_false(op->ph_missing);
+    assert_false(op->ph_shown);
+    op = op_at(fx, &plan, FS_OP_BIND_RO, "$D/.profile");
+    assert_int_equal(op->ph, FS_PH_FILE);
+    assert_false(op->ph_missing);
+    assert_true(op->ph_shown);
+    op = op_at(fx, &plan, FS_OP_BIND_RO, "$D/.gitconfig");
+    assert_int_equal(op->ph, FS_PH_NONE);
+    assert_false(op->ph_missing);
+    fs_plan_free(&plan);
+}
+
 static void left_behind_placeholders_are_shown(void **state)
 {
     struct fx *fx = *state;
@@ -961,6 +997,7 @@ int main(void)
         T(deny_through_a_symlinked_parent_lands_on_the_target),
         T(symlink_loop_in_deny_write_fails_with_eloop),
         T(mandatory_symlinks_protect_link_and_target),
+        T(top_level_placeholder_roles),
         T(left_behind_placeholders_are_shown),
         T(mandatory_deny_depth_1_protects_only_the_top),
         T(nsfence_config_files_are_protected),
