@@ -599,15 +599,42 @@ static int add_found(struct rules *r, const char *root, const struct fs_found_li
     return 0;
 }
 
-/* Missing, or a placeholder a killed run left (adopted, so this run
- * removes it). */
-static bool absent_or_ours(const char *path)
+/* A mandatory deny of path, held by a placeholder, when nothing is there
+ * or a placeholder a killed run left (adopted, so this run removes it).
+ * Returns 1 when held, 0 when something else is there, -1 on error. */
+static int hold_absent_or_ours(struct rules *r, const char *path, enum fs_placeholder ph,
+                               struct nf_err *err)
+{
+    struct stat st;
+
+    if (lstat(path, &st) < 0) {
+        if (errno != ENOENT)
+            return 0;
+        return rules_add_missing(r, path, ph, "mandatory", err) < 0 ? -1 : 1;
+    }
+    if (!fs_placeholder_path(path, &st))
+        return 0;
+    return rules_add(r, path, R_DENY, ph, "mandatory", err) < 0 ? -1 : 1;
+}
+
+/* What is at the parent of a name below the top (.claude of
+ * .claude/commands). */
+enum parent_state {
+    PARENT_ABSENT,   /* nothing: the name's placeholder directory goes there */
+    PARENT_DANGLING, /* a symlink to nothing: resolved name by name */
+    PARENT_DIR,      /* a directory, or a symlink to one */
+    PARENT_OTHER,    /* anything else, or unreadable: nothing below it to hold */
+};
+
+static enum parent_state parent_state(const char *path)
 {
     struct stat st;
 
     if (lstat(path, &st) < 0)
-        return errno == ENOENT;
-    return fs_placeholder_path(path, &st);
+        return errno == ENOENT ? PARENT_ABSENT : PARENT_OTHER;
+    if (S_ISLNK(st.st_mode) && stat(path, &st) < 0)
+        return errno == ENOENT ? PARENT_DANGLING : PARENT_OTHER;
+    return S_ISDIR(st.st_mode) ? PARENT_DIR : PARENT_OTHER;
 }
 
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
@@ -616,6 +643,10 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
     bool root_left_behind = left_behind(root) == FS_PH_DIR;
     struct stat st;
     char git[PATH_MAX];
+    /* The last parent looked at, for the names that share it. */
+    const char *parent = NULL;
+    size_t parent_len = 0;
+    enum parent_state state = PARENT_OTHER;
     int rc = -1;
 
     if (fs_scan_mandatory(root, depth, &found, err) < 0)
@@ -639,12 +670,24 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         if (slash) {
             /* .claude/commands: only under a directory (a link to one is
              * followed; the scan protects the link itself). */
-            snprintf(path, sizeof(path), "%s%s%.*s", root, strcmp(root, "/") ? "/" : "",
-                     (int)(slash - m->name), m->name);
-            if (stat(path, &st) < 0) {
-                if (strncmp(m->name, ".git/", 5) == 0 || errno != ENOENT)
-                    continue;
-            } else if (!S_ISDIR(st.st_mode)) {
+            size_t len = (size_t)(slash - m->name);
+            bool seen = parent && parent_len == len && strncmp(parent, m->name, len) == 0;
+
+            if (!seen) {
+                snprintf(path, sizeof(path), "%s%s%.*s", root, strcmp(root, "/") ? "/" : "",
+                         (int)len, m->name);
+                parent = m->name;
+                parent_len = len;
+                state = parent_state(path);
+            }
+            if (state == PARENT_OTHER || (state != PARENT_DIR && strncmp(m->name, ".git/", 5) == 0))
+                continue;
+            if (state == PARENT_ABSENT && !root_left_behind) {
+                /* Missing right under the root, which is resolved already:
+                 * the placeholder directory goes here, once for all the
+                 * names below it. */
+                if (!seen && rules_add_missing(r, path, FS_PH_DIR, "mandatory", err) < 0)
+                    goto out;
                 continue;
             }
         }
@@ -675,13 +718,15 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
      * repository to git, which looks further up as if it were absent. */
     if (snprintf(git, sizeof(git), "%s%s.git", root, strcmp(root, "/") ? "/" : "") <
             (int)sizeof(git) &&
-        !r->pol->allow_git_init && absent_or_ours(git)) {
-        if (rules_add(r, git, R_DENY, FS_PH_DIR, "mandatory", err) < 0)
+        !r->pol->allow_git_init) {
+        int held = hold_absent_or_ours(r, git, FS_PH_DIR, err);
+
+        if (held < 0)
             goto out;
         /* Nor can the top become a bare repository, which git's discovery
          * takes before looking further up: an empty HEAD is no valid one. */
         snprintf(git, sizeof(git), "%s%sHEAD", root, strcmp(root, "/") ? "/" : "");
-        if (absent_or_ours(git) && rules_add(r, git, R_DENY, FS_PH_FILE, "mandatory", err) < 0)
+        if (held && hold_absent_or_ours(r, git, FS_PH_FILE, err) < 0)
             goto out;
     }
     rc = 0;

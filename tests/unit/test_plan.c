@@ -683,6 +683,37 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
  * adopted and shown as a placeholder, so this run removes it; a user's own
  * empty file is held (a concurrent run may have just made it) but never
  * shown as ours. */
+/* A .claude that is a symlink to nothing: the link is held, and the
+ * placeholder directory goes where it leads, as for any dangling link. A
+ * .git that is a file (a worktree's gitfile) is held as it is: no hooks
+ * below it, no placeholder beside it. */
+static void dangling_claude_link_holds_its_target(void **state)
+{
+    struct fx *fx = *state;
+
+    ln(fx, "elsewhere", ".claude");
+    mk(fx, ".git");
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.git  (mandatory)\n"
+                    "bind-ro    $D/elsewhere [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-link  $D/.claude  (mandatory)\n");
+}
+
 /* The roles at the top of a write root: a missing name is one this run
  * makes (missing, shown); an empty file another run may be making is held
  * but not made; a left-behind placeholder is adopted (shown, not made); a
@@ -997,6 +1028,7 @@ int main(void)
         T(deny_through_a_symlinked_parent_lands_on_the_target),
         T(symlink_loop_in_deny_write_fails_with_eloop),
         T(mandatory_symlinks_protect_link_and_target),
+        T(dangling_claude_link_holds_its_target),
         T(top_level_placeholder_roles),
         T(left_behind_placeholders_are_shown),
         T(mandatory_deny_depth_1_protects_only_the_top),
