@@ -570,7 +570,9 @@ _Noreturn void init_main(struct spawn_config *cfg, int sync, int status_fd)
     /* If the host side dies, however it dies, the sandbox dies with it.
      * Without a PID namespace (Landlock mode), init is told and kills what
      * is below it, orphans included (they come to it, the subreaper). */
-    if (plan->landlock_mode) { /* else left as they are: a page not copied */
+    /* Written only when set: they start zero, and a write would copy
+     * their page from the host side's. */
+    if (plan->landlock_mode) {
         landlock_sweep = true;
         landlock_tmpdir = plan->landlock.tmpdir;
     }
