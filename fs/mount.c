@@ -149,14 +149,11 @@ int fs_new_tmpfs(const char *mode, size_t size, unsigned attr, struct nf_err *er
 
     if (fs < 0)
         return nf_err_sys(err, "fsopen tmpfs");
-    if (nf_fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0)
-        return nf_err_sys(err, "tmpfs");
-    if (size) {
+    if (size)
         snprintf(bytes, sizeof(bytes), "%zu", size);
-        if (nf_fsconfig(fs, FSCONFIG_SET_STRING, "size", bytes, 0) < 0)
-            return nf_err_sys(err, "tmpfs");
-    }
-    if (nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    if (nf_fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+        (size && nf_fsconfig(fs, FSCONFIG_SET_STRING, "size", bytes, 0) < 0) ||
+        nf_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
         return nf_err_sys(err, "tmpfs");
     mnt = nf_fsmount(fs, FSMOUNT_CLOEXEC, attr);
     if (mnt < 0)
