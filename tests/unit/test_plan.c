@@ -679,10 +679,6 @@ static void mandatory_symlinks_protect_link_and_target(void **state)
                     "bind-link  $D/a/b/.zshrc  (mandatory)\n");
 }
 
-/* What a run killed with SIGKILL left behind (empty, marked mtime) is
- * adopted and shown as a placeholder, so this run removes it; a user's own
- * empty file is held (a concurrent run may have just made it) but never
- * shown as ours. */
 /* A .claude that is a symlink to nothing: the link is held, and the
  * placeholder directory goes where it leads, as for any dangling link. A
  * .git that is a file (a worktree's gitfile) is held as it is: no hooks
@@ -750,6 +746,10 @@ static void top_level_placeholder_roles(void **state)
     fs_plan_free(&plan);
 }
 
+/* What a run killed with SIGKILL left behind (empty, marked mtime) is
+ * adopted and shown as a placeholder, so this run removes it; a user's own
+ * empty file is held (a concurrent run may have just made it) but never
+ * shown as ours. */
 static void left_behind_placeholders_are_shown(void **state)
 {
     struct fx *fx = *state;
