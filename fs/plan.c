@@ -856,23 +856,29 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
  * in the write root reads its config, which may name paths inside. */
 static int add_enclosing_repo(const char *root, struct pol_strv *repos, struct nf_err *err)
 {
-    char dir[PATH_MAX], dotgit[PATH_MAX + 8];
+    /* One buffer, "DIR/.git" written over the root's tail at each step up:
+     * the plan's frames stay shallow (each stack page is a fault). */
+    char dotgit[PATH_MAX + 8];
+    size_t len = strlen(root);
 
-    snprintf(dir, sizeof(dir), "%s", root);
-    for (;;) {
-        char *slash = strrchr(dir, '/');
+    if (len >= PATH_MAX)
+        return 0;
+    memcpy(dotgit, root, len + 1);
+    while (len > 1) {
         struct stat st;
 
-        if (!slash || strcmp(dir, "/") == 0)
+        while (len > 0 && dotgit[len - 1] != '/')
+            len--;
+        if (len == 0)
             return 0;
-        if (slash == dir)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-        snprintf(dotgit, sizeof(dotgit), "%s%s.git", dir, strcmp(dir, "/") ? "/" : "");
+        /* dotgit[0, len) is the parent, with its '/' (just "/" at the top). */
+        memcpy(dotgit + len, ".git", 5);
         if (lstat(dotgit, &st) == 0)
             return pol_strv_contains(repos, dotgit) ? 0 : pol_strv_add(repos, dotgit, err);
+        if (len > 1)
+            len--; /* the '/' */
     }
+    return 0;
 }
 
 /* A config we cannot read whole is reported, not fatal: one that git
@@ -885,6 +891,36 @@ static int config_trouble(struct nf_err *err)
     log_warn("%s; the paths it names are not protected", err->msg);
     err->msg[0] = '\0';
     err->code = 0;
+    return 0;
+}
+
+/* One repository of add_git_code_paths: its git directories held, and what
+ * its configs name appended to paths. Out of line: its three PATH_MAX
+ * paths would otherwise sit in every run's stack below the caller, and the
+ * global config's parse with them. */
+static __attribute__((noinline)) int add_repo_code_paths(struct rules *r, const char *p,
+                                                         const struct fs_gitcfg_list *host,
+                                                         const struct fs_gitcfg_env *env,
+                                                         struct fs_gitcfg_paths *paths,
+                                                         struct nf_err *err)
+{
+    struct fs_gitrepo repo;
+    char dotgit[PATH_MAX + 8];
+    size_t len = strlen(p);
+
+    /* A bare layout the scan found is its own git directory. */
+    if (len < 5 || strcmp(p + len - 5, "/.git") != 0)
+        snprintf(dotgit, sizeof(dotgit), "%s/.", p);
+    else
+        snprintf(dotgit, sizeof(dotgit), "%s", p);
+    if (fs_gitrepo_locate(dotgit, &repo, err) != 0)
+        return 0;
+    if (strcmp(repo.commondir, repo.gitdir) != 0 && add_gitdir_at(r, repo.commondir, err) < 0)
+        return -1;
+    if (!in_write_root(r, repo.worktree) && add_gitdir_at(r, repo.gitdir, err) < 0)
+        return -1;
+    if (fs_gitrepo_code_paths(&repo, host, env, paths, err) < 0 && config_trouble(err) < 0)
+        return -1;
     return 0;
 }
 
@@ -924,26 +960,9 @@ static int add_git_code_paths(struct rules *r, const struct policy *pol, struct 
         if (!pol_strv_contains(&repos, r->plan->git_seen[i]) &&
             pol_strv_add(&repos, r->plan->git_seen[i], err) < 0)
             goto out;
-    for (size_t i = 0; i < repos.n; i++) {
-        struct fs_gitrepo repo;
-        char dotgit[PATH_MAX + 8];
-        const char *p = repos.v[i];
-        size_t len = strlen(p);
-
-        /* A bare layout the scan found is its own git directory. */
-        if (len < 5 || strcmp(p + len - 5, "/.git") != 0)
-            snprintf(dotgit, sizeof(dotgit), "%s/.", p);
-        else
-            snprintf(dotgit, sizeof(dotgit), "%s", p);
-        if (fs_gitrepo_locate(dotgit, &repo, err) != 0)
-            continue;
-        if (strcmp(repo.commondir, repo.gitdir) != 0 && add_gitdir_at(r, repo.commondir, err) < 0)
+    for (size_t i = 0; i < repos.n; i++)
+        if (add_repo_code_paths(r, repos.v[i], &host, &env, &paths, err) < 0)
             goto out;
-        if (!in_write_root(r, repo.worktree) && add_gitdir_at(r, repo.gitdir, err) < 0)
-            goto out;
-        if (fs_gitrepo_code_paths(&repo, &host, &env, &paths, err) < 0 && config_trouble(err) < 0)
-            goto out;
-    }
     for (size_t i = 0; i < paths.n; i++) {
         struct fs_found_list links = { 0 };
         int lrc;

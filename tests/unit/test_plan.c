@@ -1009,6 +1009,47 @@ static void paths_git_config_names_are_protected(void **state)
                     "bind-ro    $D/tools/fsmon  (git config)\n");
 }
 
+/* A write root two levels inside a repository (a monorepo's package): git
+ * run there reads the enclosing repository's config, found by looking up
+ * from the root, and what it names inside the root is protected. */
+static void enclosing_repository_config_is_read(void **state)
+{
+    struct fx *fx = *state;
+    char p[PATH_MAX];
+    FILE *f;
+
+    mk(fx, ".git/HEAD");
+    mk(fx, "pkg/sub/");
+    snprintf(p, sizeof(p), "%s/.git/config", fx->d);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("[include]\n\tpath = ../pkg/sub/inc.gitconfig\n", f);
+    fclose(f);
+    pol_strv_free(&fx->pol.allow_write);
+    add(fx, &fx->pol.allow_write, "$D/pkg/sub");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D/pkg/sub  (allow_write)\n"
+                    "bind-ro    $D/pkg/sub/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/HEAD [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/pkg/sub/inc.gitconfig [placeholder file]  (git config)\n");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -1039,6 +1080,7 @@ int main(void)
         T(gitfile_target_in_a_write_root_is_protected),
         T(hard_links_of_a_protected_file_are_protected),
         T(paths_git_config_names_are_protected),
+        T(enclosing_repository_config_is_read),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
