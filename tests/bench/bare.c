@@ -57,7 +57,9 @@ enum {
     T_N
 };
 
-/* nsfence's placeholders for an empty directory (`nsfence explain`). */
+/* nsfence's placeholders for an empty directory (`nsfence explain`); the
+ * last only where HOME is that directory: nsfence then holds ~/.config,
+ * where git's and its own global configs would be made. */
 static const struct {
     const char *name;
     bool dir;
@@ -66,10 +68,12 @@ static const struct {
     { ".zprofile", false },   { ".profile", false },      { ".gitconfig", false },
     { ".gitmodules", false }, { ".ripgreprc", false },    { ".mcp.json", false },
     { ".vscode", false },     { ".idea", false },         { "HEAD", false },
-    { ".claude", true },      { ".git", true },
+    { ".claude", true },      { ".git", true },           { ".config", true },
 };
 #define N_PH       (sizeof(ph) / sizeof(ph[0]))
 #define FILTER_LEN 131 /* nsfence's program for the default policy */
+
+static size_t n_ph = N_PH - 1; /* + ~/.config where HOME is the directory */
 
 static double *times; /* shared with init */
 /* As nsfence holds a run (src/spawn.c, cpus_hold): on the host side's CPU
@@ -358,7 +362,7 @@ static _Noreturn void init(int sync, int status_fd, char **argv)
         _exit(125);
     endpoints(sync);
     times[T_ENDPOINTS] = now_us();
-    for (size_t i = 0; i < N_PH; i++) {
+    for (size_t i = 0; i < n_ph; i++) {
         char path[4200];
         int mnt;
 
@@ -405,6 +409,14 @@ int main(int argc, char **argv)
     if (times == MAP_FAILED)
         die("mmap");
     times[T_START] = now_us();
+    {
+        const char *home = getenv("HOME");
+        struct stat h, d;
+
+        if (home && stat(home, &h) == 0 && stat(".", &d) == 0 && h.st_dev == d.st_dev &&
+            h.st_ino == d.st_ino)
+            n_ph = N_PH;
+    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
         pipe2(status, O_CLOEXEC) < 0)
         die("socketpair");
@@ -451,7 +463,7 @@ int main(int argc, char **argv)
     /* Meanwhile: the placeholders. */
     if ((dir = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         die(".");
-    for (size_t i = 0; i < N_PH; i++) {
+    for (size_t i = 0; i < n_ph; i++) {
         int fd = ph[i].dir ? mkdirat(dir, ph[i].name, 0755)
                            : openat(dir, ph[i].name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
 
@@ -504,7 +516,7 @@ int main(int argc, char **argv)
      * longer mount points in the sandbox's namespace. */
     if (waitpid(pid, NULL, 0) < 0)
         die("waitpid");
-    for (size_t i = 0; i < N_PH; i++)
+    for (size_t i = 0; i < n_ph; i++)
         if (made[i] && unlinkat(dir, ph[i].name, ph[i].dir ? AT_REMOVEDIR : 0) < 0)
             die("placeholder");
     times[T_DONE] = now_us();
