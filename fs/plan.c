@@ -852,8 +852,12 @@ static int add_read_deny_root(struct rules *r, struct nf_err *err)
     return 0;
 }
 
-/* The repository a write root lies in (a package of a monorepo): git run
- * in the write root reads its config, which may name paths inside. */
+/* The repositories a write root lies in (a package of a monorepo): git run
+ * in the write root reads the config of the first it takes, which may name
+ * paths inside. Every .git above is listed, not only the nearest: git
+ * passes over one it does not take as a repository (an empty directory, a
+ * dangling link, another run's placeholder), and a command could make the
+ * nearest such a one. */
 static int add_enclosing_repo(const char *root, struct pol_strv *repos, struct nf_err *err)
 {
     /* One buffer, "DIR/.git" written over the root's tail at each step up:
@@ -873,8 +877,9 @@ static int add_enclosing_repo(const char *root, struct pol_strv *repos, struct n
             return 0;
         /* dotgit[0, len) is the parent, with its '/' (just "/" at the top). */
         memcpy(dotgit + len, ".git", 5);
-        if (lstat(dotgit, &st) == 0)
-            return pol_strv_contains(repos, dotgit) ? 0 : pol_strv_add(repos, dotgit, err);
+        if (lstat(dotgit, &st) == 0 && !pol_strv_contains(repos, dotgit) &&
+            pol_strv_add(repos, dotgit, err) < 0)
+            return -1;
         if (len > 1)
             len--; /* the '/' */
     }

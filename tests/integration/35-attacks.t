@@ -195,6 +195,15 @@ is "$OUT" "ran" "the command ran (bare layout at the top)"
 is "$(git rev-parse --absolute-git-dir 2>/dev/null)" "$top/mono/.git" "the top of a write root cannot become a bare repository"
 nsf -- sh -c "mkdir -p sub && cd sub && $bare"
 like "$ERR" "created git-repository $top/mono/frontend/sub " "a bare repository made below the top is reported"
+# ... past a .git git does not take between the package and the repository
+# (an empty directory: a command's, or another run's placeholder)
+rm -rf "$top/mono/frontend/sub" && mkdir -p "$top/mono/frontend/pkg/.husky/_" "$top/mono/frontend/.git"
+git -C "$top/mono" config core.hooksPath frontend/pkg/.husky/_
+cd "$top/mono/frontend/pkg"
+nsf -- sh -c "$hook > .husky/_/pre-commit; chmod +x .husky/_/pre-commit; echo ran"
+is "$OUT" "ran" "the command ran (a package below an empty .git)"
+unfire; git commit -q --allow-empty -m x >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "an empty .git between a write root and its repository hides nothing"
 cd "$top" && rm -rf "$top/mono"
 
 # --- the top's own .git made invalid (its HEAD is the command's to write)

@@ -1011,7 +1011,9 @@ static void paths_git_config_names_are_protected(void **state)
 
 /* A write root two levels inside a repository (a monorepo's package): git
  * run there reads the enclosing repository's config, found by looking up
- * from the root, and what it names inside the root is protected. */
+ * from the root past a .git git does not take (an empty directory, which
+ * a command, or another run's placeholder, could put there), and what it
+ * names inside the root is protected. */
 static void enclosing_repository_config_is_read(void **state)
 {
     struct fx *fx = *state;
@@ -1020,6 +1022,7 @@ static void enclosing_repository_config_is_read(void **state)
 
     mk(fx, ".git/HEAD");
     mk(fx, "pkg/sub/");
+    mk(fx, "pkg/.git/"); /* no repository to git, which looks further up */
     snprintf(p, sizeof(p), "%s/.git/config", fx->d);
     f = fopen(p, "w");
     assert_non_null(f);
