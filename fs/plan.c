@@ -266,6 +266,27 @@ static void protect_link(void *ctx, const char *link)
         l->rc = rules_add_opt(l->r, link, R_LINK, FS_PH_NONE, l->optional, l->why, l->err);
 }
 
+/* A denied path that cannot be made as things stand: a name on its way is
+ * not a directory (.claude a file, a FIFO, or a link to one; real is where
+ * the walk stopped). The command could remove that name, make a directory
+ * there and then the path: the name is held as it is instead. */
+static int hold_blocker(struct rules *r, char *real, bool optional, const char *why,
+                        struct nf_err *err)
+{
+    struct stat st;
+
+    while (lstat(real, &st) < 0) {
+        char *slash = strrchr(real, '/');
+
+        if ((errno != ENOTDIR && errno != ENOENT) || !slash || slash == real)
+            return 0;
+        *slash = '\0';
+    }
+    if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))
+        return 0;
+    return rules_add_opt(r, real, R_DENY, FS_PH_NONE, optional, why, err);
+}
+
 /* missing: the placeholder when the path itself is the first missing name
  * (a deeper missing name needs a directory). */
 static int add_deny_opt(struct rules *r, const char *path, enum fs_placeholder missing,
@@ -301,7 +322,7 @@ static int add_deny_opt(struct rules *r, const char *path, enum fs_placeholder m
         return rules_add_opt(r, real, R_DENY, deeper ? FS_PH_DIR : missing, optional, why, err);
     }
     case FS_RES_IMPOSSIBLE:
-        return 0;
+        return hold_blocker(r, real, optional, why, err);
     }
     return 0;
 }
@@ -504,8 +525,12 @@ static int add_gitfile_target(struct rules *r, const struct fs_found *f, struct 
     else
         snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - f->path), f->path, f->target);
     if (pol_path_normalize(joined, "/", NULL, norm, sizeof(norm), &e) < 0 ||
-        fs_resolve(norm, real, sizeof(real), &res, NULL, &e) < 0 || res != FS_RES_EXISTS)
-        return 0; /* git refuses a gitfile whose directory is not there */
+        fs_resolve(norm, real, sizeof(real), &res, NULL, &e) < 0)
+        return 0;
+    /* git refuses a gitfile whose directory is not there, until a command
+     * makes one (git init --bare): held empty, as a missing .git is. */
+    if (res != FS_RES_EXISTS)
+        return in_write_root(r, real) ? add_deny_opt(r, norm, FS_PH_DIR, false, "gitfile", err) : 0;
     return add_gitdir_at(r, real, err);
 }
 
@@ -623,7 +648,8 @@ enum parent_state {
     PARENT_ABSENT,   /* nothing: the name's placeholder directory goes there */
     PARENT_DANGLING, /* a symlink to nothing: resolved name by name */
     PARENT_DIR,      /* a directory, or a symlink to one */
-    PARENT_OTHER,    /* anything else, or unreadable: nothing below it to hold */
+    PARENT_NONDIR,   /* a file, a FIFO, ..., or a link to or through one: held */
+    PARENT_OTHER,    /* unreadable, or a link loop (the scan masks those) */
 };
 
 static enum parent_state parent_state(const char *path)
@@ -633,8 +659,8 @@ static enum parent_state parent_state(const char *path)
     if (lstat(path, &st) < 0)
         return errno == ENOENT ? PARENT_ABSENT : PARENT_OTHER;
     if (S_ISLNK(st.st_mode) && stat(path, &st) < 0)
-        return errno == ENOENT ? PARENT_DANGLING : PARENT_OTHER;
-    return S_ISDIR(st.st_mode) ? PARENT_DIR : PARENT_OTHER;
+        return errno == ENOENT ? PARENT_DANGLING : errno == ENOTDIR ? PARENT_NONDIR : PARENT_OTHER;
+    return S_ISDIR(st.st_mode) ? PARENT_DIR : PARENT_NONDIR;
 }
 
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
@@ -679,6 +705,14 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
                 parent = m->name;
                 parent_len = len;
                 state = parent_state(path);
+            }
+            if (state == PARENT_NONDIR) {
+                /* Nothing can be made below it as it is; a command that
+                 * could replace it with a directory could. Held as it is
+                 * (a gitfile is the scan's already), once for its names. */
+                if (!seen && add_mandatory_path(r, root, path, FS_PH_FILE, false, err) < 0)
+                    goto out;
+                continue;
             }
             if (state == PARENT_OTHER || (state != PARENT_DIR && strncmp(m->name, ".git/", 5) == 0))
                 continue;

@@ -206,6 +206,33 @@ unfire; git commit -q --allow-empty -m x >/dev/null 2>&1
 ok $(fired && echo 1 || echo 0) "an empty .git between a write root and its repository hides nothing"
 cd "$top" && rm -rf "$top/mono"
 
+# --- .claude or .git something that is no directory: a command that could
+# replace it (or what a link to it leads to) with a directory would make
+# what is protected below it
+for kind in file fifo link-to-file link-through-file; do
+    rm -rf "$top/r" && mkdir -p "$top/r" && cd "$top/r"
+    case $kind in
+    file) echo x > .claude ;;
+    fifo) mkfifo .claude ;;
+    link-to-file) echo x > f && ln -s f .claude ;;
+    link-through-file) echo x > f && ln -s f/x .claude ;;
+    esac
+    nsf -- sh -c 'rm -f .claude f 2>/dev/null; mkdir -p f/x/commands .claude/commands 2>/dev/null; echo "#evil" > .claude/commands/x.md 2>/dev/null; echo ran'
+    is "$OUT" "ran" "the command ran (.claude a $kind)"
+    ok $([ ! -e .claude/commands ] && echo 0 || echo 1) "with .claude a $kind, .claude/commands cannot be made"
+done
+rm -rf "$top/control" && mkdir -p "$top/control" && echo x > "$top/control/f" && ln -s f "$top/control/.git"
+gitlink='rm f; git init -q --bare f && git -C f config core.bare false && git -C f config core.worktree "$PWD" && git -C f config core.fsmonitor "'"$mark"'"; echo ran'
+(cd "$top/control" && sh -c "$gitlink" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a repository made where a .git link to a file leads runs on the host"
+rm -rf "$top/r" && mkdir -p "$top/r" && cd "$top/r" && echo x > f && ln -s f .git
+nsf -- sh -c "$gitlink"
+is "$OUT" "ran" "the command ran (.git a link to a file)"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the file a .git link leads to cannot be made a repository"
+cd "$top" && rm -rf "$top/r" "$top/control"
+
 # --- the top's own .git made invalid (its HEAD is the command's to write)
 # and a bare layout of symlinks beside it: git, finding .git no repository,
 # takes the top itself for a bare one. Reported as a repository the command
@@ -222,6 +249,22 @@ is "$OUT" "ran" "the command ran (a bare layout of symlinks beside an invalid .g
 like "$ERR" "created git-repository $top/r " "it is reported as a repository the command made"
 nsf -- sh -c 'echo ran; echo "[core]" >> config && echo rewrote'
 is "$OUT" "ran" "the next run ran and could not rewrite that config"
+cd "$top" && rm -rf "$top/r" "$top/control"
+
+# --- a .git file naming a git directory that is not there yet: git
+# refuses it until a command makes one
+gitdir_attack='git init -q --bare gd && git -C gd config core.bare false &&
+    git -C gd config core.worktree "$PWD" && git -C gd config core.fsmonitor "'"$mark"'"; echo ran'
+rm -rf "$top/control" && mkdir -p "$top/control" && echo "gitdir: gd" > "$top/control/.git"
+(cd "$top/control" && sh -c "$gitdir_attack" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: a git directory made where a .git file leads runs on the host"
+rm -rf "$top/r" && mkdir -p "$top/r" && echo "gitdir: gd" > "$top/r/.git" && cd "$top/r"
+nsf -- sh -c "$gitdir_attack"
+is "$OUT" "ran" "the command ran (a .git file's missing git directory)"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the git directory a .git file names cannot be made"
+is "$(ls -A | tr '\n' ' ')" ".git " "and nothing is left where it would go"
 cd "$top" && rm -rf "$top/r" "$top/control"
 
 # --- a bare repository in a write root: its hooks run on a push to it

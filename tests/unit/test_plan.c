@@ -565,7 +565,7 @@ static void deny_write_outside_write_roots_has_no_op(void **state)
 }
 
 /* Rules with nothing to do: a missing write root, read carve-outs where
- * everything is readable already, a deny beneath a regular file. */
+ * everything is readable already. */
 static void rules_with_nothing_to_do_add_no_op(void **state)
 {
     struct fx *fx = *state;
@@ -575,13 +575,48 @@ static void rules_with_nothing_to_do_add_no_op(void **state)
     add(fx, &fx->pol.allow_write, "$D/nothere");
     add(fx, &fx->pol.allow_read, "$D/pub");
     add(fx, &fx->pol.allow_read, "$D/nothere");
-    add(fx, &fx->pol.deny_write, "$D/f/x");
     expect_plan(fx, "root-ro    /  (host root)\n"
                     "dev        /dev [ro]  (minimal /dev)\n"
                     "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "@top $D\n");
+}
+
+/* A denied path beneath something that is no directory cannot be made as
+ * things stand, but a command that removed that file and made a directory
+ * there could make it: the file is held as it is. So for protected names
+ * below .claude when .claude is a file, a FIFO, or a link to or through a
+ * file. */
+static void names_beneath_a_file_hold_the_file(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "f");
+    add(fx, &fx->pol.deny_write, "$D/f/x");
+    mk(fx, "g");
+    ln(fx, "g/x", ".claude");
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/g  (mandatory)\n"
+                    "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/f  (deny_write)\n"
+                    "bind-link  $D/.claude  (mandatory)\n");
 }
 
 /* A deny through a symlinked parent lands on the target, where a write
@@ -937,6 +972,41 @@ static void gitfile_target_in_a_write_root_is_protected(void **state)
                     "bind-ro    $D/store/commondir [placeholder file]  (mandatory)\n");
 }
 
+/* A .git file naming a directory that is not there: git refuses it until
+ * a command makes one (git init --bare), so it is held empty. */
+static void gitfile_naming_a_missing_directory_holds_it(void **state)
+{
+    struct fx *fx = *state;
+    char p[PATH_MAX];
+    FILE *f;
+
+    snprintf(p, sizeof(p), "%s/.git", fx->d);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("gitdir: gd\n", f);
+    fclose(f);
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.git  (mandatory)\n"
+                    "bind-ro    $D/gd [placeholder dir]  (gitfile)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
+}
+
 /* Another name of a protected file, within the depth, is protected too. */
 static void hard_links_of_a_protected_file_are_protected(void **state)
 {
@@ -1069,6 +1139,7 @@ int main(void)
         T(write_root_inside_a_deny_write_dir_is_dropped),
         T(deny_write_outside_write_roots_has_no_op),
         T(rules_with_nothing_to_do_add_no_op),
+        T(names_beneath_a_file_hold_the_file),
         T(deny_through_a_symlinked_parent_lands_on_the_target),
         T(symlink_loop_in_deny_write_fails_with_eloop),
         T(mandatory_symlinks_protect_link_and_target),
@@ -1081,6 +1152,7 @@ int main(void)
         T(allow_write_through_a_symlink_elsewhere_is_skipped),
         T(allow_git_init_leaves_git_creatable),
         T(gitfile_target_in_a_write_root_is_protected),
+        T(gitfile_naming_a_missing_directory_holds_it),
         T(hard_links_of_a_protected_file_are_protected),
         T(paths_git_config_names_are_protected),
         T(enclosing_repository_config_is_read),
