@@ -758,7 +758,12 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         if (held < 0)
             goto out;
         /* Nor can the top become a bare repository, which git's discovery
-         * takes before looking further up: an empty HEAD is no valid one. */
+         * takes when .git is no repository to it: absent, an empty
+         * directory, anything but a gitfile (which git obeys or dies on),
+         * and a repository whose .git/HEAD the command overwrote. An empty
+         * HEAD is no valid one. */
+        if (!held && (stat(git, &st) < 0 || !S_ISREG(st.st_mode)))
+            held = 1;
         snprintf(git, sizeof(git), "%s%sHEAD", root, strcmp(root, "/") ? "/" : "");
         if (held && hold_absent_or_ours(r, git, FS_PH_FILE, err) < 0)
             goto out;

@@ -235,8 +235,8 @@ cd "$top" && rm -rf "$top/r" "$top/control"
 
 # --- the top's own .git made invalid (its HEAD is the command's to write)
 # and a bare layout of symlinks beside it: git, finding .git no repository,
-# takes the top itself for a bare one. Reported as a repository the command
-# made, and its config protected from the next run on.
+# would take the top itself for a bare one. The top's HEAD is held in a
+# repository too, so the layout is none.
 toplink='echo garbage > .git/HEAD; mkdir -p .x/objects .x/refs; ln -s .x/objects objects;
     ln -s .x/refs refs; echo "ref: refs/heads/main" > HEAD;
     printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config; echo ran'
@@ -246,9 +246,28 @@ ok $(fired && echo 0 || echo 1) "control: that layout makes the host's git run t
 new_repo "$top/r" && cd "$top/r"
 nsf -- sh -c "$toplink"
 is "$OUT" "ran" "the command ran (a bare layout of symlinks beside an invalid .git)"
-like "$ERR" "created git-repository $top/r " "it is reported as a repository the command made"
-nsf -- sh -c 'echo ran; echo "[core]" >> config && echo rewrote'
-is "$OUT" "ran" "the next run ran and could not rewrite that config"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "the top of a repository cannot become a bare one: the host's git runs nothing"
+ok $([ ! -e HEAD ] && echo 0 || echo 1) "and the HEAD held meanwhile is gone"
+cd "$top" && rm -rf "$top/r" "$top/control"
+
+# --- .git something git does not take (a FIFO, a dangling link): git would
+# take the top for a bare repository (whose config and hooks it obeys), and
+# is held the same way
+for kind in fifo dangling; do
+    for d in control r; do
+        rm -rf "$top/$d" && mkdir -p "$top/$d"
+        if [ $kind = fifo ]; then mkfifo "$top/$d/.git"; else ln -s nowhere "$top/$d/.git"; fi
+    done
+    (cd "$top/control" && git init -q --bare . 2>/dev/null)
+    is "$(cd "$top/control" && git rev-parse --git-dir 2>/dev/null)" "." \
+        "control: with .git a $kind, git init --bare . makes the top a repository to git"
+    cd "$top/r"
+    nsf -- sh -c "git init -q --bare . 2>/dev/null; echo ran"
+    is "$OUT" "ran" "the command ran (bare repository at the top, .git a $kind)"
+    ok $([ "$(git rev-parse --git-dir 2>/dev/null)" != . ] && echo 0 || echo 1) \
+        "with .git a $kind, the top cannot become a bare repository"
+done
 cd "$top" && rm -rf "$top/r" "$top/control"
 
 # --- a .git file naming a git directory that is not there yet: git

@@ -129,10 +129,11 @@ static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *tex
 /* In a golden plan, the line "@top ROOT" stands for the placeholders that
  * hold every absent protected name at the top of write root ROOT, in the
  * order of the contract (.claude/commands and .claude/agents share one
- * .claude directory; no .git names where .git is not a directory, and an
- * empty .git directory and an empty HEAD where no .git exists, so that no
+ * .claude directory; no .git names where .git is not a directory, an
+ * empty .git directory where no .git exists, and an empty HEAD, so that no
  * repository, bare or not, can be planted there). "@repo ROOT" is the same
- * where ROOT holds a repository. */
+ * where ROOT holds a .git directory: its HEAD still held, since a command
+ * that overwrote .git/HEAD would have git take ROOT as a bare repository. */
 static const char *const top_lines[] = {
     "bind-ro    %.*s/.bashrc [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.bash_profile [placeholder file]  (mandatory)\n",
@@ -166,11 +167,11 @@ static void expand_golden(const char *golden, char *out)
             if (repo) {
                 golden++;
                 len--;
-                n -= 2;
             }
             for (size_t i = 0; i < n; i++)
-                o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
-                                      golden + 5);
+                if (!repo || !strstr(top_lines[i], "/.git ["))
+                    o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
+                                          golden + 5);
         } else {
             o += (size_t)snprintf(out + o, TEXT_MAX - o, "%.*s\n", (int)len, golden);
         }
