@@ -511,12 +511,17 @@ static int add_gitdir_at(struct rules *r, const char *gitdir, struct nf_err *err
 /* A .git file names the git directory git really uses (a linked worktree's
  * or a submodule's): inside a write root, its control files are protected
  * as a .git directory's would be. */
-static int add_gitfile_target(struct rules *r, const struct fs_found *f, struct nf_err *err)
+static int add_gitfile_target(struct rules *r, const char *root, const struct fs_found *f,
+                              bool optional, struct nf_err *err)
 {
-    char joined[PATH_MAX * 2], norm[PATH_MAX], real[PATH_MAX];
+    char joined[PATH_MAX * 2], real[PATH_MAX];
     const char *slash = strrchr(f->path, '/');
+    struct link_ctx lc = { .r = r, .why = "gitfile", .optional = optional, .err = err };
     struct nf_err e = { 0 };
+    struct stat st;
     enum fs_res res;
+    char *dot;
+    int rc;
 
     if (!f->target || !slash)
         return 0;
@@ -524,14 +529,37 @@ static int add_gitfile_target(struct rules *r, const struct fs_found *f, struct 
         snprintf(joined, sizeof(joined), "%s", f->target);
     else
         snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - f->path), f->path, f->target);
-    if (pol_path_normalize(joined, "/", NULL, norm, sizeof(norm), &e) < 0 ||
-        fs_resolve(norm, real, sizeof(real), &res, NULL, &e) < 0)
-        return 0;
-    /* git refuses a gitfile whose directory is not there, until a command
-     * makes one (git init --bare): held empty, as a missing .git is. */
-    if (res != FS_RES_EXISTS)
-        return in_write_root(r, real) ? add_deny_opt(r, norm, FS_PH_DIR, false, "gitfile", err) : 0;
-    return add_gitdir_at(r, real, err);
+    if (strlen(joined) >= PATH_MAX)
+        return 0; /* nor can git open it */
+    /* Resolved as the kernel will for git (a ".." after a symlink goes up
+     * from where the link leads), the links on the way held. */
+    rc = fs_resolve_links(joined, real, sizeof(real), &res, NULL, protect_link, &lc, &e);
+    if (lc.rc < 0)
+        return -1;
+    if (rc == 0 && res == FS_RES_EXISTS && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        return add_gitdir_at(r, real, err);
+    if (rc < 0 && !in_write_root(r, joined))
+        return 0; /* unresolvable outside: nothing there is the command's */
+    /* No git directory there now (missing, a file, a FIFO, a link loop):
+     * whatever a command made there would become the repository git obeys
+     * (git init --bare). Held as a protected name is: empty, as it is, or
+     * masked at its first link. A ".." after a missing name resolves once
+     * that name exists: holding the name is enough. */
+    for (dot = joined; e.code == EINVAL && (dot = strchr(dot, '/'));) {
+        size_t n = strcspn(dot + 1, "/");
+
+        if ((n == 1 && dot[1] == '.') || (n == 2 && dot[1] == '.' && dot[2] == '.')) {
+            struct nf_err ignored;
+
+            *dot = '\0';
+            if (fs_resolve(joined, real, sizeof(real), &res, NULL, &ignored) == 0 &&
+                res == FS_RES_MISSING)
+                break; /* the first "." or ".." after the missing name */
+            *dot = '/';
+        }
+        dot += 1 + n;
+    }
+    return add_mandatory_path(r, root, joined, FS_PH_DIR, optional, err);
 }
 
 /* What a scan of root found, each as its kind asks. */
@@ -599,7 +627,7 @@ static int add_found(struct rules *r, const char *root, const struct fs_found_li
         }
         case FS_FOUND_GITFILE:
             if (add_mandatory_path(r, root, f->path, FS_PH_FILE, optional, err) < 0 ||
-                add_gitfile_target(r, f, err) < 0)
+                add_gitfile_target(r, root, f, optional, err) < 0)
                 return -1;
             break;
         case FS_FOUND_ABSENT:

@@ -286,6 +286,41 @@ ok $(fired && echo 1 || echo 0) "the git directory a .git file names cannot be m
 is "$(ls -A | tr '\n' ' ')" ".git " "and nothing is left where it would go"
 cd "$top" && rm -rf "$top/r" "$top/control"
 
+# --- a .git file naming what is no git directory yet, however it is spelled:
+# a file, a path through a link loop, a link in the write root that leads
+# elsewhere, ".." after a link (git takes it as the kernel does). Whatever
+# the command made there would become the repository git obeys.
+repo_at() { # repo_at DIR: a git directory at DIR whose fsmonitor is the marker
+    echo "git init -q --bare $1 && git -C $1 config core.bare false &&
+        git -C $1 config core.worktree \"\$PWD\" && git -C $1 config core.fsmonitor '$mark'"
+}
+for kind in file loop link-elsewhere dot-dot; do
+    for d in control r; do
+        rm -rf "$top/$d" "$top/else-$d" && mkdir -p "$top/$d" "$top/else-$d" && cd "$top/$d"
+        case $kind in
+        file) echo notes > notes && echo 'gitdir: notes' > .git ;;
+        loop) ln -s loop loop && echo 'gitdir: loop/gd' > .git ;;
+        link-elsewhere) ln -s "$top/else-$d" l && echo 'gitdir: l/gd' > .git ;;
+        dot-dot) mkdir -p deep/x && ln -s deep/x l && echo 'gitdir: l/../gd' > .git ;;
+        esac
+    done
+    case $kind in
+    file) attack="rm notes; $(repo_at notes)" ;;
+    loop) attack="rm loop; mkdir loop; $(repo_at loop/gd)" ;;
+    link-elsewhere) attack="rm l; mkdir l; $(repo_at l/gd)" ;;
+    dot-dot) attack="$(repo_at deep/gd)" ;;
+    esac
+    (cd "$top/control" && sh -c "$attack") >/dev/null 2>&1
+    unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+    ok $(fired && echo 0 || echo 1) "control: a repository made where a .git file leads ($kind) runs on the host"
+    cd "$top/r"
+    nsf -- sh -c "$attack; echo ran"
+    is "$OUT" "ran" "the command ran (a .git file's target: $kind)"
+    unfire; git status >/dev/null 2>&1
+    ok $(fired && echo 1 || echo 0) "a .git file's target ($kind) cannot be made a repository"
+done
+cd "$top" && rm -rf "$top/r" "$top/control" "$top"/else-*
+
 # --- a bare repository in a write root: its hooks run on a push to it
 git init -q --bare "$top/b1/mirror.git" 2>/dev/null
 cd "$top/b1"

@@ -993,7 +993,7 @@ static void gitfile_naming_a_missing_directory_holds_it(void **state)
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.git  (mandatory)\n"
-                    "bind-ro    $D/gd [placeholder dir]  (gitfile)\n"
+                    "bind-ro    $D/gd [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
@@ -1006,6 +1006,80 @@ static void gitfile_naming_a_missing_directory_holds_it(void **state)
                     "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
+}
+
+static void write_gitfile(struct fx *fx, const char *target)
+{
+    char p[PATH_MAX];
+    FILE *f;
+
+    snprintf(p, sizeof(p), "%s/.git", fx->d);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "gitdir: %s\n", target);
+    fclose(f);
+}
+
+/* A .git file naming a file: a command could replace it with a repository. */
+static void gitfile_naming_a_file_holds_it(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "notes.txt");
+    write_gitfile(fx, "notes.txt");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.git  (mandatory)\n"
+                    "bind-ro    $D/notes.txt  (mandatory)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
+}
+
+/* A ".." after a symlink goes up from where the link leads, as the kernel
+ * takes it for git: the placeholder goes there, and the link is held. */
+static void gitfile_dot_dot_after_a_link_resolves_as_git_does(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, "deep/x/");
+    ln(fx, "deep/x", "l");
+    write_gitfile(fx, "l/../gd");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/deep  (pin)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.git  (mandatory)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-link  $D/l  (gitfile)\n"
+                    "bind-ro    $D/deep/gd [placeholder dir]  (mandatory)\n");
 }
 
 /* Another name of a protected file, within the depth, is protected too. */
@@ -1154,6 +1228,8 @@ int main(void)
         T(allow_git_init_leaves_git_creatable),
         T(gitfile_target_in_a_write_root_is_protected),
         T(gitfile_naming_a_missing_directory_holds_it),
+        T(gitfile_naming_a_file_holds_it),
+        T(gitfile_dot_dot_after_a_link_resolves_as_git_does),
         T(hard_links_of_a_protected_file_are_protected),
         T(paths_git_config_names_are_protected),
         T(enclosing_repository_config_is_read),
