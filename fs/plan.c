@@ -691,6 +691,34 @@ static enum parent_state parent_state(const char *path)
     return S_ISDIR(st.st_mode) ? PARENT_DIR : PARENT_NONDIR;
 }
 
+/* A HEAD of the user's own at the top, where git would take the top for a
+ * bare repository once objects/ and refs/ are directories beside it (and
+ * HEAD valid): the first of those that is not a directory yet is held as
+ * it is, an empty file where absent. Both directories already, the top is
+ * such a layout, which the scan takes as a git directory (its config and
+ * hooks held). */
+static int hold_bare_layout(struct rules *r, const char *root, struct nf_err *err)
+{
+    static const char *const names[] = { "objects", "refs" };
+
+    for (size_t i = 0; i < NF_ARRAY_SIZE(names); i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        int held;
+
+        if (snprintf(path, sizeof(path), "%s%s%s", root, strcmp(root, "/") ? "/" : "", names[i]) >=
+            (int)sizeof(path))
+            return 0;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            continue;
+        held = hold_absent_or_ours(r, path, FS_PH_FILE, err);
+        if (held != 0)
+            return held < 0 ? -1 : 0;
+        return add_mandatory_path(r, root, path, FS_PH_FILE, false, err);
+    }
+    return 0;
+}
+
 static int add_mandatory(struct rules *r, const char *root, unsigned depth, struct nf_err *err)
 {
     struct fs_found_list found = { 0 };
@@ -793,8 +821,12 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
         if (!held && (stat(git, &st) < 0 || !S_ISREG(st.st_mode)))
             held = 1;
         snprintf(git, sizeof(git), "%s%sHEAD", root, strcmp(root, "/") ? "/" : "");
-        if (held && hold_absent_or_ours(r, git, FS_PH_FILE, err) < 0)
-            goto out;
+        if (held) {
+            int head = hold_absent_or_ours(r, git, FS_PH_FILE, err);
+
+            if (head < 0 || (head == 0 && hold_bare_layout(r, root, err) < 0))
+                goto out;
+        }
     }
     rc = 0;
 out:

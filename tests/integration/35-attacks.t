@@ -321,6 +321,22 @@ for kind in file loop link-elsewhere dot-dot; do
 done
 cd "$top" && rm -rf "$top/r" "$top/control" "$top"/else-*
 
+# --- a HEAD of the user's own at the top of a repository: with .git/HEAD
+# overwritten, objects/ and refs/ beside it would make the top a bare one
+ownhead='echo junk > .git/HEAD; echo "ref: refs/heads/main" > HEAD; mkdir -p objects refs;
+    printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config; echo ran'
+for d in control r; do new_repo "$top/$d" && echo mine > "$top/$d/HEAD"; done
+(cd "$top/control" && sh -c "$ownhead" >/dev/null 2>&1)
+unfire; (cd "$top/control" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: beside the user's own HEAD, that layout runs the command's program"
+cd "$top/r"
+nsf -- sh -c "$ownhead"
+is "$OUT" "ran" "the command ran (a bare layout beside the user's own HEAD)"
+unfire; git status >/dev/null 2>&1
+ok $(fired && echo 1 || echo 0) "beside the user's own HEAD, the top cannot become a bare repository"
+ok $([ ! -e objects ] && echo 0 || echo 1) "and the objects held meanwhile is gone"
+cd "$top" && rm -rf "$top/r" "$top/control"
+
 # --- a bare repository in a write root: its hooks run on a push to it
 git init -q --bare "$top/b1/mirror.git" 2>/dev/null
 cd "$top/b1"

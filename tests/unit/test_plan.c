@@ -1082,6 +1082,41 @@ static void gitfile_dot_dot_after_a_link_resolves_as_git_does(void **state)
                     "bind-ro    $D/deep/gd [placeholder dir]  (mandatory)\n");
 }
 
+/* A HEAD of the user's own at the top of a repository: objects/ cannot be
+ * made beside it, so the top never becomes a bare repository. */
+static void own_head_at_the_top_holds_objects(void **state)
+{
+    struct fx *fx = *state;
+
+    mk(fx, ".git/HEAD");
+    mk(fx, ".git/objects/");
+    mk(fx, ".git/refs/");
+    mk(fx, "HEAD");
+    fx->pol.mandatory_deny_depth = 1;
+    expect_plan(fx, "root-ro    /  (host root)\n"
+                    "pin        $D/.git  (pin)\n"
+                    "dev        /dev [ro]  (minimal /dev)\n"
+                    "proc       /proc [keys hidden]  (sandbox /proc)\n"
+                    "tmpfs      /tmp  (private /tmp)\n"
+                    "bind-rw    $D  (allow_write)\n"
+                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/objects [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n"
+                    "bind-ro    $D/.git/hooks [placeholder dir]  (mandatory)\n"
+                    "bind-ro    $D/.git/commondir [placeholder file]  (mandatory)\n");
+}
+
 /* Another name of a protected file, within the depth, is protected too. */
 static void hard_links_of_a_protected_file_are_protected(void **state)
 {
@@ -1230,6 +1265,7 @@ int main(void)
         T(gitfile_naming_a_missing_directory_holds_it),
         T(gitfile_naming_a_file_holds_it),
         T(gitfile_dot_dot_after_a_link_resolves_as_git_does),
+        T(own_head_at_the_top_holds_objects),
         T(hard_links_of_a_protected_file_are_protected),
         T(paths_git_config_names_are_protected),
         T(enclosing_repository_config_is_read),
