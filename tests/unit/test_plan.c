@@ -24,6 +24,7 @@
 #include "fs/placeholder.h"
 #include "fs/plan.h"
 #include "src/policy.h"
+#include "src/util.h"
 #include "tests/unit/tmptree.h"
 
 /* ---- fixture: a private directory D ------------------------------------- */
@@ -133,7 +134,8 @@ static void plan_text(const struct fx *fx, const struct fs_plan *plan, char *tex
  * empty .git directory where no .git exists, and an empty HEAD, so that no
  * repository, bare or not, can be planted there). "@repo ROOT" is the same
  * where ROOT holds a .git directory: its HEAD still held, since a command
- * that overwrote .git/HEAD would have git take ROOT as a bare repository. */
+ * that overwrote .git/HEAD would have git take ROOT as a bare repository.
+ * "@files ROOT" is only the placeholder files, .bashrc to .idea. */
 static const char *const top_lines[] = {
     "bind-ro    %.*s/.bashrc [placeholder file]  (mandatory)\n",
     "bind-ro    %.*s/.bash_profile [placeholder file]  (mandatory)\n",
@@ -153,25 +155,33 @@ static const char *const top_lines[] = {
 
 static void expand_golden(const char *golden, char *out)
 {
+    static const struct {
+        const char *name;
+        size_t n;  /* the first n of top_lines */
+        bool repo; /* but the .git placeholder */
+    } macros[] = {
+        { "@top ", NF_ARRAY_SIZE(top_lines), false },
+        { "@repo ", NF_ARRAY_SIZE(top_lines), true },
+        { "@files ", 11, false },
+    };
     size_t o = 0;
 
     out[0] = '\0';
     while (*golden) {
         const char *nl = strchr(golden, '\n');
         size_t len = nl ? (size_t)(nl - golden) : strlen(golden);
+        size_t m = 0;
 
-        if (strncmp(golden, "@top ", 5) == 0 || strncmp(golden, "@repo ", 6) == 0) {
-            size_t n = sizeof(top_lines) / sizeof(top_lines[0]);
-            bool repo = golden[1] == 'r';
+        while (m < NF_ARRAY_SIZE(macros) &&
+               strncmp(golden, macros[m].name, strlen(macros[m].name)) != 0)
+            m++;
+        if (m < NF_ARRAY_SIZE(macros)) {
+            size_t skip = strlen(macros[m].name);
 
-            if (repo) {
-                golden++;
-                len--;
-            }
-            for (size_t i = 0; i < n; i++)
-                if (!repo || !strstr(top_lines[i], "/.git ["))
-                    o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - 5),
-                                          golden + 5);
+            for (size_t i = 0; i < macros[m].n; i++)
+                if (!macros[m].repo || !strstr(top_lines[i], "/.git ["))
+                    o += (size_t)snprintf(out + o, TEXT_MAX - o, top_lines[i], (int)(len - skip),
+                                          golden + skip);
         } else {
             o += (size_t)snprintf(out + o, TEXT_MAX - o, "%.*s\n", (int)len, golden);
         }
@@ -602,17 +612,7 @@ static void names_beneath_a_file_hold_the_file(void **state)
                     "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-ro    $D/g  (mandatory)\n"
                     "bind-ro    $D/.git [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/HEAD [placeholder file]  (mandatory)\n"
@@ -732,17 +732,7 @@ static void dangling_claude_link_holds_its_target(void **state)
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.git  (mandatory)\n"
                     "bind-ro    $D/elsewhere [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-link  $D/.claude  (mandatory)\n");
 }
 
@@ -994,17 +984,7 @@ static void gitfile_naming_a_missing_directory_holds_it(void **state)
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.git  (mandatory)\n"
                     "bind-ro    $D/gd [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
 }
 
@@ -1035,17 +1015,7 @@ static void gitfile_naming_a_file_holds_it(void **state)
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.git  (mandatory)\n"
                     "bind-ro    $D/notes.txt  (mandatory)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n");
 }
 
@@ -1066,17 +1036,7 @@ static void gitfile_dot_dot_after_a_link_resolves_as_git_does(void **state)
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
                     "bind-ro    $D/.git  (mandatory)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-link  $D/l  (gitfile)\n"
                     "bind-ro    $D/deep/gd [placeholder dir]  (mandatory)\n");
@@ -1099,17 +1059,7 @@ static void own_head_at_the_top_holds_objects(void **state)
                     "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D  (allow_write)\n"
-                    "bind-ro    $D/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/.idea [placeholder file]  (mandatory)\n"
+                    "@files $D\n"
                     "bind-ro    $D/.claude [placeholder dir]  (mandatory)\n"
                     "bind-ro    $D/objects [placeholder file]  (mandatory)\n"
                     "bind-ro    $D/.git/config [placeholder file]  (mandatory)\n"
@@ -1216,20 +1166,7 @@ static void enclosing_repository_config_is_read(void **state)
                     "proc       /proc [keys hidden]  (sandbox /proc)\n"
                     "tmpfs      /tmp  (private /tmp)\n"
                     "bind-rw    $D/pkg/sub  (allow_write)\n"
-                    "bind-ro    $D/pkg/sub/.bashrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.bash_profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.zshrc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.zprofile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.profile [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.gitconfig [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.gitmodules [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.ripgreprc [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.mcp.json [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.vscode [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.idea [placeholder file]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.claude [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/.git [placeholder dir]  (mandatory)\n"
-                    "bind-ro    $D/pkg/sub/HEAD [placeholder file]  (mandatory)\n"
+                    "@top $D/pkg/sub\n"
                     "bind-ro    $D/pkg/sub/inc.gitconfig [placeholder file]  (git config)\n");
 }
 
