@@ -221,17 +221,13 @@ for kind in file fifo link-to-file link-through-file; do
     is "$OUT" "ran" "the command ran (.claude a $kind)"
     ok $([ ! -e .claude/commands ] && echo 0 || echo 1) "with .claude a $kind, .claude/commands cannot be made"
 done
-rm -rf "$top/control" && mkdir -p "$top/control" && echo x > "$top/control/f" && ln -s f "$top/control/.git"
-gitlink='rm f; git init -q --bare f && git -C f config core.bare false && git -C f config core.worktree "$PWD" && git -C f config core.fsmonitor "'"$mark"'"; echo ran'
-(cd "$top/control" && sh -c "$gitlink" >/dev/null 2>&1)
-unfire; (cd "$top/control" && git status >/dev/null 2>&1)
-ok $(fired && echo 0 || echo 1) "control: a repository made where a .git link to a file leads runs on the host"
-rm -rf "$top/r" && mkdir -p "$top/r" && cd "$top/r" && echo x > f && ln -s f .git
-nsf -- sh -c "$gitlink"
-is "$OUT" "ran" "the command ran (.git a link to a file)"
-unfire; git status >/dev/null 2>&1
-ok $(fired && echo 1 || echo 0) "the file a .git link leads to cannot be made a repository"
-cd "$top" && rm -rf "$top/r" "$top/control"
+repo_at() { # repo_at DIR: a git directory at DIR whose fsmonitor is the marker
+    echo "git init -q --bare $1 && git -C $1 config core.bare false &&
+        git -C $1 config core.worktree \"\$PWD\" && git -C $1 config core.fsmonitor '$mark'"
+}
+gitfile() { echo "rm -rf .git && echo 'gitdir: $1' > .git"; }
+git_attack "a repository made where a .git link to a file leads" \
+    "rm -rf .git && echo x > f && ln -s f .git" "rm f; $(repo_at f)" "git status"
 
 # --- the top's own .git made invalid (its HEAD is the command's to write)
 # and a bare layout of symlinks beside it: git, finding .git no repository,
@@ -270,72 +266,33 @@ for kind in fifo dangling; do
 done
 cd "$top" && rm -rf "$top/r" "$top/control"
 
-# --- a .git file naming a git directory that is not there yet: git
-# refuses it until a command makes one
-gitdir_attack='git init -q --bare gd && git -C gd config core.bare false &&
-    git -C gd config core.worktree "$PWD" && git -C gd config core.fsmonitor "'"$mark"'"; echo ran'
-rm -rf "$top/control" && mkdir -p "$top/control" && echo "gitdir: gd" > "$top/control/.git"
-(cd "$top/control" && sh -c "$gitdir_attack" >/dev/null 2>&1)
-unfire; (cd "$top/control" && git status >/dev/null 2>&1)
-ok $(fired && echo 0 || echo 1) "control: a git directory made where a .git file leads runs on the host"
-rm -rf "$top/r" && mkdir -p "$top/r" && echo "gitdir: gd" > "$top/r/.git" && cd "$top/r"
-nsf -- sh -c "$gitdir_attack"
-is "$OUT" "ran" "the command ran (a .git file's missing git directory)"
-unfire; git status >/dev/null 2>&1
-ok $(fired && echo 1 || echo 0) "the git directory a .git file names cannot be made"
-is "$(ls -A | tr '\n' ' ')" ".git " "and nothing is left where it would go"
-cd "$top" && rm -rf "$top/r" "$top/control"
-
 # --- a .git file naming what is no git directory yet, however it is spelled:
-# a file, a path through a link loop, a link in the write root that leads
-# elsewhere, ".." after a link (git takes it as the kernel does). Whatever
-# the command made there would become the repository git obeys.
-repo_at() { # repo_at DIR: a git directory at DIR whose fsmonitor is the marker
-    echo "git init -q --bare $1 && git -C $1 config core.bare false &&
-        git -C $1 config core.worktree \"\$PWD\" && git -C $1 config core.fsmonitor '$mark'"
-}
-for kind in file loop link-elsewhere dot-dot; do
-    for d in control r; do
-        rm -rf "$top/$d" "$top/else-$d" && mkdir -p "$top/$d" "$top/else-$d" && cd "$top/$d"
-        case $kind in
-        file) echo notes > notes && echo 'gitdir: notes' > .git ;;
-        loop) ln -s loop loop && echo 'gitdir: loop/gd' > .git ;;
-        link-elsewhere) ln -s "$top/else-$d" l && echo 'gitdir: l/gd' > .git ;;
-        dot-dot) mkdir -p deep/x && ln -s deep/x l && echo 'gitdir: l/../gd' > .git ;;
-        esac
-    done
-    case $kind in
-    file) attack="rm notes; $(repo_at notes)" ;;
-    loop) attack="rm loop; mkdir loop; $(repo_at loop/gd)" ;;
-    link-elsewhere) attack="rm l; mkdir l; $(repo_at l/gd)" ;;
-    dot-dot) attack="$(repo_at deep/gd)" ;;
-    esac
-    (cd "$top/control" && sh -c "$attack") >/dev/null 2>&1
-    unfire; (cd "$top/control" && git status >/dev/null 2>&1)
-    ok $(fired && echo 0 || echo 1) "control: a repository made where a .git file leads ($kind) runs on the host"
-    cd "$top/r"
-    nsf -- sh -c "$attack; echo ran"
-    is "$OUT" "ran" "the command ran (a .git file's target: $kind)"
-    unfire; git status >/dev/null 2>&1
-    ok $(fired && echo 1 || echo 0) "a .git file's target ($kind) cannot be made a repository"
-done
-cd "$top" && rm -rf "$top/r" "$top/control" "$top"/else-*
+# nothing (git refuses it until a command makes one), a file, a path
+# through a link loop, a link in the write root that leads elsewhere, ".."
+# after a link (git takes it as the kernel does). Whatever the command made
+# there would become the repository git obeys.
+git_attack "a repository made where a .git file names a missing directory" \
+    "$(gitfile gd)" "$(repo_at gd)" "git status"
+is "$(ls -A "$top/r" | tr '\n' ' ')" ".git " "and nothing is left where it would go"
+git_attack "a repository made where a .git file names a file" \
+    "echo notes > notes && $(gitfile notes)" "rm notes; $(repo_at notes)" "git status"
+git_attack "a repository made where a .git file leads through a link loop" \
+    "ln -s loop loop && $(gitfile loop/gd)" "rm loop; mkdir loop; $(repo_at loop/gd)" "git status"
+git_attack "a repository made where a .git file leads through a link elsewhere" \
+    "mkdir -p \"\$PWD.else\" && ln -s \"\$PWD.else\" l && $(gitfile l/gd)" \
+    "rm l; mkdir l; $(repo_at l/gd)" "git status"
+git_attack "a repository made where a .git file's '..' after a link leads" \
+    "mkdir -p deep/x && ln -s deep/x l && $(gitfile l/../gd)" "$(repo_at deep/gd)" "git status"
+rm -rf "$top/r" "$top/control" "$top"/*.else
 
 # --- a HEAD of the user's own at the top of a repository: with .git/HEAD
 # overwritten, objects/ and refs/ beside it would make the top a bare one
-ownhead='echo junk > .git/HEAD; echo "ref: refs/heads/main" > HEAD; mkdir -p objects refs;
-    printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config; echo ran'
-for d in control r; do new_repo "$top/$d" && echo mine > "$top/$d/HEAD"; done
-(cd "$top/control" && sh -c "$ownhead" >/dev/null 2>&1)
-unfire; (cd "$top/control" && git status >/dev/null 2>&1)
-ok $(fired && echo 0 || echo 1) "control: beside the user's own HEAD, that layout runs the command's program"
-cd "$top/r"
-nsf -- sh -c "$ownhead"
-is "$OUT" "ran" "the command ran (a bare layout beside the user's own HEAD)"
-unfire; git status >/dev/null 2>&1
-ok $(fired && echo 1 || echo 0) "beside the user's own HEAD, the top cannot become a bare repository"
-ok $([ ! -e objects ] && echo 0 || echo 1) "and the objects held meanwhile is gone"
-cd "$top" && rm -rf "$top/r" "$top/control"
+git_attack "a bare layout beside the user's own HEAD" "echo mine > HEAD" \
+    'echo junk > .git/HEAD; echo "ref: refs/heads/main" > HEAD; mkdir -p objects refs;
+    printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config' \
+    "git status"
+ok $([ ! -e "$top/r/objects" ] && echo 0 || echo 1) "and the objects held meanwhile is gone"
+rm -rf "$top/r" "$top/control"
 
 # --- a bare repository in a write root: its hooks run on a push to it
 git init -q --bare "$top/b1/mirror.git" 2>/dev/null
