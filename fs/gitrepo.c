@@ -325,7 +325,7 @@ int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_
     int rc = 0;
 
     for (size_t i = 0; i < plan->n_write_roots; i++)
-        (void)fs_scan_git(plan->write_roots[i], depth, &now, err);
+        (void)fs_scan_git(plan->write_roots[i], depth, &plan->dirsnap, &now, err);
     for (size_t i = 0; i < watch->n; i++) {
         if (pol_path_names_git(watch->v[i])) {
             char **v = realloc(now.git, (now.n_git + 1) * sizeof(*v));
@@ -340,7 +340,7 @@ int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_
         } else if (scans < WATCH_SCANS_MAX && !strstr(watch->v[i], "/node_modules/") &&
                    made_there(plan, watch->v[i])) {
             scans++;
-            (void)fs_scan_git(watch->v[i], depth, &now, err);
+            (void)fs_scan_git(watch->v[i], depth, &plan->dirsnap, &now, err);
         }
     }
     for (size_t k = 0; k < now.n_git; k++) {

@@ -731,7 +731,7 @@ static int add_mandatory(struct rules *r, const char *root, unsigned depth, stru
     enum parent_state state = PARENT_OTHER;
     int rc = -1;
 
-    if (fs_scan_mandatory(root, depth, &found, err) < 0)
+    if (fs_scan_mandatory(root, depth, &found, r->plan ? &r->plan->dirsnap : NULL, err) < 0)
         goto out;
     if (add_found(r, root, &found, err) < 0)
         goto out;
@@ -1636,6 +1636,7 @@ void fs_plan_free(struct fs_plan *plan)
     for (size_t i = 0; i < plan->n_git_seen; i++)
         free(plan->git_seen[i]);
     free(plan->git_seen);
+    fs_dirsnap_free(&plan->dirsnap);
     free(plan->ops);
     free(plan->cwd);
     for (size_t i = 0; i < plan->n_write_roots; i++)

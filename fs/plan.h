@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fs/scan.h"
 #include "src/err.h"
 #include "src/policy.h"
 
@@ -122,6 +123,9 @@ struct fs_plan {
      * reported afterwards (git there obeys what the command wrote). */
     char **git_seen;
     size_t n_git_seen;
+    /* The directories that scan read: the look after the run reads again
+     * only those changed since. */
+    struct fs_dirsnap dirsnap;
 };
 
 /* Pure: whether the command can write at abs by the plan's lists (the

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fs/placeholder.h"
@@ -426,6 +428,10 @@ struct walk {
     struct fs_found_list *out;
     const struct fs_inode *inodes;
     size_t n_inodes;
+    struct fs_dirsnap *snap;         /* WALK_MANDATORY: record what is read, if
+                                        the root's file system is one to */
+    const struct fs_dirsnap *cached; /* WALK_GIT: what need not be read again */
+    dev_t snap_dev;                  /* the root's file system */
 };
 
 /* Pseudo file systems hold no project files and /proc is huge. */
@@ -550,21 +556,206 @@ struct dirent64 *fs_dir_next(struct fs_dir_reader *r)
     return e;
 }
 
-static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, struct nf_err *err)
+void fs_dirsnap_free(struct fs_dirsnap *s)
 {
-    _cleanup_(dir_reader_free) struct fs_dir_reader *d = malloc(sizeof(*d));
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].names);
+    free(s->v);
+    free(s->slots);
+    memset(s, 0, sizeof(*s));
+}
+
+static size_t snap_hash(dev_t dev, ino_t ino, size_t n_slots)
+{
+    return (size_t)((((uint64_t)ino ^ ((uint64_t)dev << 32)) * 0x9E3779B97F4A7C15ULL) >> 32) &
+           (n_slots - 1);
+}
+
+/* The table of every whole record, made again once a scan ends. */
+static int snap_index(struct fs_dirsnap *s, struct nf_err *err)
+{
+    size_t n_slots = 16;
+
+    while (n_slots < 2 * s->n)
+        n_slots *= 2;
+    free(s->slots);
+    s->n_slots = 0;
+    if (!(s->slots = calloc(n_slots, sizeof(*s->slots))))
+        return nf_err_sys(err, "out of memory");
+    s->n_slots = n_slots;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t h = snap_hash(s->v[i].dev, s->v[i].ino, n_slots);
+
+        if (!s->v[i].whole)
+            continue;
+        while (s->slots[h])
+            h = (h + 1) & (n_slots - 1);
+        s->slots[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+/* The file systems whose directories get a new ctime at every change of
+ * their entries, locally, and whose listing gives a subdirectory's own
+ * inode unless a mount covers it (not btrfs: a subvolume in a listing is
+ * another device's inode 256, and no mount). */
+static bool snap_fs(int fd)
+{
+    struct statfs sf;
+
+    if (fstatfs(fd, &sf) < 0)
+        return false;
+    switch ((unsigned long)sf.f_type) {
+    case EXT4_SUPER_MAGIC: /* ext2 and ext3 too */
+    case XFS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A new record for the directory ino on the root's file system; its
+ * index, -1 for none (no snapshot taken), -2 on error. */
+static ssize_t snap_begin(struct walk *w, ino_t ino, struct nf_err *err)
+{
+    struct fs_dirsnap *s = w->snap;
+
+    if (!s || !ino)
+        return -1;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        struct fs_dirsnap_dir *v = realloc(s->v, cap * sizeof(*v));
+
+        if (!v)
+            return nf_err_sys(err, "out of memory"), -2;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n] = (struct fs_dirsnap_dir){ .dev = w->snap_dev, .ino = ino };
+    return (ssize_t)s->n++;
+}
+
+static int snap_name(struct walk *w, ssize_t rec, char tag, const char *name, struct nf_err *err)
+{
+    struct fs_dirsnap_dir *r = &w->snap->v[rec];
+    size_t n = strlen(name) + 2;
+
+    if (r->len + n > r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        char *v;
+
+        while (cap < r->len + n)
+            cap *= 2;
+        if (!(v = realloc(r->names, cap)))
+            return nf_err_sys(err, "out of memory");
+        r->names = v;
+        r->cap = cap;
+    }
+    r->names[r->len] = tag;
+    memcpy(r->names + r->len + 1, name, n - 1);
+    r->len += n;
+    return 0;
+}
+
+/* The record of the directory open at fd, if nothing changed in it since
+ * before the scan began. */
+static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
+{
+    const struct fs_dirsnap *s = w->cached;
+    struct stat st;
+
+    if (!s || !s->n_slots || fstat(fd, &st) < 0 || st.st_ctim.tv_sec > s->before.tv_sec ||
+        (st.st_ctim.tv_sec == s->before.tv_sec && st.st_ctim.tv_nsec >= s->before.tv_nsec))
+        return NULL;
+    for (size_t h = snap_hash(st.st_dev, st.st_ino, s->n_slots); s->slots[h];
+         h = (h + 1) & (s->n_slots - 1)) {
+        const struct fs_dirsnap_dir *r = &s->v[s->slots[h] - 1];
+
+        if (r->dev == st.st_dev && r->ino == st.st_ino)
+            return r;
+    }
+    return NULL;
+}
+
+static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned level,
+                    struct nf_err *err);
+
+/* A directory nobody changed since the mandatory scan read it: its .git
+ * entries and subdirectories from the record, each as it is now. */
+static int replay(struct walk *w, int fd, const struct fs_dirsnap_dir *r, const char *dir,
+                  unsigned level, struct nf_err *err)
+{
+    for (const char *p = r->names; p < r->names + r->len; p += strlen(p) + 1) {
+        const char *name = p + 1;
+        char child[PATH_MAX];
+        bool descend;
+        int cfd;
+
+        if (*p == 'g') {
+            if (visit(w, fd, dir, level, name, FS_FOUND_FILE, 0, &descend, err) < 0)
+                return -1;
+            continue;
+        }
+        if (level + 1 >= w->depth || join(child, sizeof(child), dir, name) < 0 ||
+            skip_dir(child, name))
+            continue;
+        cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (cfd < 0)
+            continue; /* replaced meanwhile */
+        if (walk_dir(w, cfd, 0, child, level + 1, err) < 0)
+            return -1;
+    }
+    return r->bare ? git_seen(w->out, dir, err) : 0;
+}
+
+/* The subdirectory name of the directory open at dirfd, not followed if a
+ * symlink. *ino gets ino, its inode as its parent listed it, where it is to
+ * be recorded: reached without crossing a mount, it is that inode (across
+ * one, the parent lists what the mount covers); 0 otherwise. */
+static int open_child(const struct walk *w, int dirfd, const char *name, ino_t *ino, ino_t listed)
+{
+    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fd;
+
+    *ino = 0;
+    if (!w->snap || !listed)
+        return openat(dirfd, name, flags);
+    fd = nf_openat2(dirfd, name, flags, RESOLVE_NO_XDEV);
+    if (fd >= 0)
+        *ino = listed;
+    else if (errno == EXDEV)
+        fd = openat(dirfd, name, flags);
+    return fd;
+}
+
+/* The directory open at fd at dir; ino (0: none) is its inode on the root's
+ * file system, if it is to be recorded. */
+static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned level,
+                    struct nf_err *err)
+{
+    _cleanup_(dir_reader_free) struct fs_dir_reader *d = NULL;
+    const struct fs_dirsnap_dir *same = snap_unchanged(w, fd);
     struct dirent64 *e;
     unsigned bare = 0;
+    ssize_t rec;
 
-    if (!d) {
+    if (same) {
+        int rc = replay(w, fd, same, dir, level, err);
+
         close(fd);
-        return nf_err_sys(err, "scan %s", dir);
+        return rc;
+    }
+    if ((rec = snap_begin(w, ino, err)) == -2 || !(d = malloc(sizeof(*d)))) {
+        close(fd);
+        return rec == -2 ? -1 : nf_err_sys(err, "scan %s", dir);
     }
     d->fd = fd;
     d->pos = d->len = 0;
     while ((e = fs_dir_next(d))) {
         enum fs_found_kind kind;
         char child[PATH_MAX];
+        ino_t child_ino;
         bool descend;
         int cfd;
 
@@ -573,8 +764,10 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
         if (e->d_type == DT_UNKNOWN) {
             struct stat st;
 
-            if (fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            if (fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                rec = -1; /* some name not as read: keep no record */
                 continue;
+            }
             kind = kind_of(st.st_mode);
         } else {
             kind = e->d_type == DT_DIR   ? FS_FOUND_DIR
@@ -582,13 +775,16 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
                                          : FS_FOUND_FILE;
         }
         bare |= bare_mark(e->d_name, kind);
+        if (rec >= 0 && (kind == FS_FOUND_DIR || is_name(e->d_name, ".git")) &&
+            snap_name(w, rec, is_name(e->d_name, ".git") ? 'g' : 'd', e->d_name, err) < 0)
+            return -1;
         if (visit(w, d->fd, dir, level, e->d_name, kind, e->d_ino, &descend, err) < 0)
             return -1;
         if (!descend || kind != FS_FOUND_DIR || level + 1 >= w->depth)
             continue;
         if (join(child, sizeof(child), dir, e->d_name) < 0 || skip_dir(child, e->d_name))
             continue;
-        cfd = openat(d->fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        cfd = open_child(w, d->fd, e->d_name, &child_ino, rec >= 0 ? e->d_ino : 0);
         if (cfd < 0) {
             if (errno == ELOOP || errno == ENOTDIR || errno == ENOENT || w->mode != WALK_MANDATORY)
                 continue; /* replaced meanwhile */
@@ -597,11 +793,15 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
                 return -1;
             continue;
         }
-        if (walk_dir(w, cfd, child, level + 1, err) < 0)
+        if (walk_dir(w, cfd, child_ino, child, level + 1, err) < 0)
             return -1;
     }
     if (errno)
         return nf_err_sys(err, "scan %s", dir);
+    if (rec >= 0) {
+        w->snap->v[rec].whole = true;
+        w->snap->v[rec].bare = bare == BARE_ALL;
+    }
     if (bare == BARE_ALL && w->mode != WALK_INODES) {
         if (git_seen(w->out, dir, err) < 0)
             return -1;
@@ -613,6 +813,7 @@ static int walk_dir(struct walk *w, int fd, const char *dir, unsigned level, str
 
 static int walk_root(struct walk *w, const char *root, struct nf_err *err)
 {
+    struct stat st;
     int fd;
 
     if (w->depth == 0)
@@ -626,20 +827,39 @@ static int walk_root(struct walk *w, const char *root, struct nf_err *err)
             return fs_found_add(w->out, root, FS_FOUND_DIR, err);
         return nf_err_sys(err, "scan %s", root);
     }
-    return walk_dir(w, fd, root, 0, err);
+    if (w->snap) {
+        struct fs_dirsnap *s = w->snap;
+        struct timespec now;
+
+        /* Taken before the first name is read; the first scan's time
+         * holds for all (it is the earliest). */
+        if (fstat(fd, &st) < 0 || !snap_fs(fd) || clock_gettime(CLOCK_REALTIME, &now) < 0) {
+            w->snap = NULL;
+        } else {
+            w->snap_dev = st.st_dev;
+            now.tv_sec -= FS_DIRSNAP_AGE_S;
+            if (!s->before.tv_sec && !s->before.tv_nsec)
+                s->before = now;
+        }
+    }
+    return walk_dir(w, fd, w->snap ? st.st_ino : 0, root, 0, err);
 }
 
 int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *out,
-                      struct nf_err *err)
+                      struct fs_dirsnap *snap, struct nf_err *err)
 {
-    struct walk w = { .mode = WALK_MANDATORY, .depth = depth, .out = out };
+    struct walk w = { .mode = WALK_MANDATORY, .depth = depth, .out = out, .snap = snap };
+    int rc = walk_root(&w, root, err);
 
-    return walk_root(&w, root, err);
+    if (rc == 0 && w.snap && w.snap->n && snap_index(w.snap, err) < 0)
+        return -1;
+    return rc;
 }
 
-int fs_scan_git(const char *root, unsigned depth, struct fs_found_list *out, struct nf_err *err)
+int fs_scan_git(const char *root, unsigned depth, const struct fs_dirsnap *snap,
+                struct fs_found_list *out, struct nf_err *err)
 {
-    struct walk w = { .mode = WALK_GIT, .depth = depth, .out = out };
+    struct walk w = { .mode = WALK_GIT, .depth = depth, .out = out, .cached = snap };
 
     return walk_root(&w, root, err);
 }

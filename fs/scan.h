@@ -12,7 +12,9 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "src/err.h"
 
@@ -68,12 +70,48 @@ extern const size_t fs_n_mandatory_names;
  * modules/NAME and worktrees/NAME hold more of them). */
 bool fs_git_control_name(const char *name);
 
+/* The directories the mandatory scan read, as it read them, for the look
+ * for new repositories after the run (fs_scan_git): a directory whose ctime
+ * then is older than the scan still holds the names the scan read, and they
+ * are taken from here instead of read again. In a 10,000-file tree that look
+ * read every name again after any command that created one (4 ms).
+ *
+ * Only on a local file system (ext4, xfs, tmpfs), and only for a
+ * ctime FS_DIRSNAP_AGE_S older than the scan's start: an entry made, removed
+ * or renamed in a directory sets its ctime to the time then, which even
+ * through the kernel's coarse clock (a tick is at most 10 ms) is later than
+ * that. Nobody but the kernel sets a ctime; a clock stepped back by more
+ * than that during the run could hide a change. A record is keyed by the
+ * inode its parent listed, for a directory reached without crossing a mount
+ * (the look fstats what it opens). */
+#define FS_DIRSNAP_AGE_S 1
+
+struct fs_dirsnap_dir {
+    dev_t dev;
+    ino_t ino;
+    bool whole;  /* read to its end */
+    bool bare;   /* laid out as a bare repository (HEAD, objects, refs) */
+    char *names; /* what the look acts on: 'd' (a directory to descend) or
+                    'g' (a .git), then the name and its NUL, one after another */
+    size_t len, cap;
+};
+
+struct fs_dirsnap {
+    struct fs_dirsnap_dir *v;
+    size_t n, cap;
+    uint32_t *slots;        /* by dev and inode: an index into v plus 1, 0 where none */
+    size_t n_slots;         /* a power of two, over twice n */
+    struct timespec before; /* unchanged: a ctime before this */
+};
+
+void fs_dirsnap_free(struct fs_dirsnap *s);
+
 /* Scan root (an existing directory, realpath) for mandatory names at levels
  * 0..depth-1 and append what exists to out. Directories the scan cannot read
  * are appended whole (a writable but unlistable directory could hide a new
- * .bashrc). */
+ * .bashrc). snap, if not NULL, gets the directories it read in full. */
 int fs_scan_mandatory(const char *root, unsigned depth, struct fs_found_list *out,
-                      struct nf_err *err);
+                      struct fs_dirsnap *snap, struct nf_err *err);
 
 /* The git control files of the git directory gitdir (absolute, resolved),
  * and of its submodules (modules/NAME) and linked worktrees
@@ -85,8 +123,10 @@ int fs_scan_gitdir(const char *gitdir, struct fs_found_list *out, struct nf_err 
 int fs_scan_links(const char *dir, struct fs_found_list *out, struct nf_err *err);
 
 /* Every .git within depth levels of root, appended to out->git (for the
- * check after the run). */
-int fs_scan_git(const char *root, unsigned depth, struct fs_found_list *out, struct nf_err *err);
+ * check after the run). A directory snap holds unchanged is not read again
+ * (snap may be NULL). */
+int fs_scan_git(const char *root, unsigned depth, const struct fs_dirsnap *snap,
+                struct fs_found_list *out, struct nf_err *err);
 
 /* Other names of the given inodes (dev, ino pairs) within depth levels of
  * root: appended to out as FS_FOUND_FILE. */

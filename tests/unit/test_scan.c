@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -123,7 +125,7 @@ static int scan_text(const char *d, const char *rel, unsigned depth, char *text,
     size_t o = 0, dlen = strlen(d);
 
     snprintf(root, sizeof(root), "%s%s%s", d, rel[0] ? "/" : "", rel);
-    if (fs_scan_mandatory(root, depth, &found, err) < 0)
+    if (fs_scan_mandatory(root, depth, &found, NULL, err) < 0)
         return -1;
     text[0] = '\0';
     for (size_t i = 0; i < found.n; i++) {
@@ -524,7 +526,7 @@ static void missing_root_is_an_error(void **state)
     char path[PATH_MAX];
 
     snprintf(path, sizeof(path), "%s/nothere", fx->d);
-    assert_int_equal(fs_scan_mandatory(path, 3, &found, &err), -1);
+    assert_int_equal(fs_scan_mandatory(path, 3, &found, NULL, &err), -1);
     assert_int_equal(err.code, ENOENT);
     assert_non_null(strstr(err.msg, path));
     assert_int_equal(found.n, 0);
@@ -601,7 +603,7 @@ static void gitfile_target_is_read(void **state)
     assert_non_null(f);
     fputs("gitdir: ../main/.git/worktrees/wt\n", f);
     fclose(f);
-    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &err), 0);
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, NULL, &err), 0);
     assert_int_equal(found.n, 1);
     assert_int_equal(found.v[0].kind, FS_FOUND_GITFILE);
     assert_string_equal(found.v[0].target, "../main/.git/worktrees/wt");
@@ -636,10 +638,161 @@ static void git_scan_lists_every_repository(void **state)
     mk(fx, "a/b/.Git/");
     mk(fx, "a/b/c/.git/"); /* level 3 */
     mk(fx, "node_modules/x/.git/");
-    assert_int_equal(fs_scan_git(fx->d, 3, &found, &err), 0);
+    assert_int_equal(fs_scan_git(fx->d, 3, NULL, &found, &err), 0);
     assert_int_equal(found.n_git, 3);
     assert_int_equal(found.n, 0);
     fs_found_free(&found);
+}
+
+/* Every git path a look after the run finds below D, sorted, one per line. */
+static void look(const struct fx *fx, const struct fs_dirsnap *snap, char *out, size_t outsz)
+{
+    struct fs_found_list found = { 0 };
+    struct nf_err err = { 0 };
+    size_t n = strlen(fx->d);
+    char *v[64];
+
+    assert_int_equal(fs_scan_git(fx->d, 3, snap, &found, &err), 0);
+    assert_true(found.n_git < 64);
+    for (size_t i = 0; i < found.n_git; i++)
+        v[i] = found.git[i];
+    for (size_t i = 1; i < found.n_git; i++)
+        for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            char *t = v[j];
+
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < found.n_git; i++)
+        snprintf(out + strlen(out), outsz - strlen(out), "%s\n", v[i] + n);
+    fs_found_free(&found);
+}
+
+/* The record of D/rel in snap. */
+static struct fs_dirsnap_dir *record_of(const struct fx *fx, struct fs_dirsnap *snap,
+                                        const char *rel)
+{
+    char path[PATH_MAX];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/%s", fx->d, rel);
+    assert_int_equal(stat(path, &st), 0);
+    for (size_t i = 0; i < snap->n; i++)
+        if (snap->v[i].dev == st.st_dev && snap->v[i].ino == st.st_ino)
+            return &snap->v[i];
+    fail_msg("no record of %s", rel);
+    return NULL;
+}
+
+static void age(void)
+{
+    struct timespec ts = { .tv_sec = FS_DIRSNAP_AGE_S, .tv_nsec = 200000000L };
+
+    nanosleep(&ts, NULL);
+}
+
+/* The look after a run takes an unchanged directory's names from the scan
+ * before it, and reads again every directory changed since: whatever the
+ * command did to its times. */
+static void snapshot_spares_only_unchanged_directories(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct fs_dirsnap snap = { 0 };
+    struct nf_err err = { 0 };
+    struct timespec old[2] = { { .tv_sec = 1 }, { .tv_sec = 1 } };
+    char with[1024], without[1024], path[PATH_MAX];
+
+    mk(fx, "a/b/c/");
+    mk(fx, "a/old/.git/");
+    mk(fx, "x/objects/");
+    mk(fx, "x/refs/");
+    mk(fx, "y/z/");
+    mk(fx, "bare/HEAD");
+    mk(fx, "bare/objects/");
+    mk(fx, "bare/refs/");
+    age();
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &snap, &err), 0);
+    fs_found_free(&found);
+    look(fx, &snap, with, sizeof(with));
+    look(fx, NULL, without, sizeof(without));
+    assert_string_equal(with, "/a/old/.git\n/bare\n");
+    assert_string_equal(with, without);
+
+    /* Unchanged, a directory is not read again: its record is followed. */
+    record_of(fx, &snap, "a")->len = 0;
+    look(fx, &snap, with, sizeof(with));
+    assert_string_equal(with, "/bare\n");
+    fs_dirsnap_free(&snap);
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &snap, &err), 0);
+    fs_found_free(&found);
+
+    /* A .git made in a directory whose times are then set back, a bare
+     * layout completed, a repository in a directory renamed: all seen. */
+    mk(fx, "a/b/.git/");
+    snprintf(path, sizeof(path), "%s/a/b", fx->d);
+    assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+    mk(fx, "x/HEAD");
+    snprintf(path, sizeof(path), "%s/y", fx->d);
+    snprintf(with, sizeof(with), "%s/w", fx->d);
+    assert_int_equal(rename(path, with), 0);
+    mk(fx, "w/z/.git");
+    look(fx, &snap, with, sizeof(with));
+    look(fx, NULL, without, sizeof(without));
+    assert_string_equal(with, "/a/b/.git\n/a/old/.git\n/bare\n/w/z/.git\n/x\n");
+    assert_string_equal(with, without);
+    fs_dirsnap_free(&snap);
+}
+
+/* A directory changed within FS_DIRSNAP_AGE_S of the scan is read again
+ * after the run whatever its record says: a change in the same tick of the
+ * kernel's clock would leave its ctime as it was. */
+static void snapshot_never_spares_a_young_directory(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct fs_dirsnap snap = { 0 };
+    struct nf_err err = { 0 };
+    char with[1024];
+
+    mk(fx, "a/old/.git/");
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &snap, &err), 0);
+    fs_found_free(&found);
+    record_of(fx, &snap, "a")->len = 0;
+    look(fx, &snap, with, sizeof(with));
+    assert_string_equal(with, "/a/old/.git\n");
+    fs_dirsnap_free(&snap);
+}
+
+/* A directory reached across a mount is not recorded (its parent lists the
+ * inode the mount covers), nor anything below it. */
+static void snapshot_records_nothing_across_a_mount(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_found_list found = { 0 };
+    struct fs_dirsnap snap = { 0 };
+    struct nf_err err = { 0 };
+    bool across = false;
+    char m[PATH_MAX];
+
+    mk(fx, "m/");
+    mk(fx, "plain/");
+    snprintf(m, sizeof(m), "%s/m", fx->d);
+    if (mount("scan-test", m, "tmpfs", 0, NULL) < 0)
+        skip(); /* not root */
+    mk(fx, "m/sub/deeper/");
+    age();
+    assert_int_equal(fs_scan_mandatory(fx->d, 3, &found, &snap, &err), 0);
+    fs_found_free(&found);
+    for (size_t i = 0; i < snap.n; i++)
+        for (const char *p = snap.v[i].names; p && p < snap.v[i].names + snap.v[i].len;
+             p += strlen(p) + 1)
+            across |= strcmp(p + 1, "sub") == 0 || strcmp(p + 1, "deeper") == 0;
+    assert_int_equal(umount(m), 0); /* before any check fails: the fixture goes */
+    record_of(fx, &snap, "plain");
+    assert_false(across);
+    fs_dirsnap_free(&snap);
 }
 
 /* The other names of a hard-linked file, within the depth. */
@@ -735,6 +888,9 @@ int main(void)
         T(gitfile_target_is_read),
         cmocka_unit_test(gitfile_parse_takes_git_s_form),
         T(git_scan_lists_every_repository),
+        T(snapshot_spares_only_unchanged_directories),
+        T(snapshot_never_spares_a_young_directory),
+        T(snapshot_records_nothing_across_a_mount),
         T(inode_scan_finds_other_names),
         T(large_directories_are_read_to_the_end),
         T(a_directory_removed_while_open_reads_empty),
