@@ -658,24 +658,43 @@ static int snap_name(struct walk *w, ssize_t rec, char tag, const char *name, st
     return 0;
 }
 
-/* The record of the directory open at fd, if nothing changed in it since
+/* The record of the directory st says, if nothing changed in it since
  * before the scan began. */
-static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
+static const struct fs_dirsnap_dir *snap_find(const struct fs_dirsnap *s, const struct stat *st)
 {
-    const struct fs_dirsnap *s = w->cached;
-    struct stat st;
-
-    if (!s || !s->n_slots || fstat(fd, &st) < 0 || st.st_ctim.tv_sec > s->before.tv_sec ||
-        (st.st_ctim.tv_sec == s->before.tv_sec && st.st_ctim.tv_nsec >= s->before.tv_nsec))
+    if (!S_ISDIR(st->st_mode) || st->st_ctim.tv_sec > s->before.tv_sec ||
+        (st->st_ctim.tv_sec == s->before.tv_sec && st->st_ctim.tv_nsec >= s->before.tv_nsec))
         return NULL;
-    for (size_t h = snap_hash(st.st_dev, st.st_ino, s->n_slots); s->slots[h];
+    for (size_t h = snap_hash(st->st_dev, st->st_ino, s->n_slots); s->slots[h];
          h = (h + 1) & (s->n_slots - 1)) {
         const struct fs_dirsnap_dir *r = &s->v[s->slots[h] - 1];
 
-        if (r->dev == st.st_dev && r->ino == st.st_ino)
+        if (r->dev == st->st_dev && r->ino == st->st_ino)
             return r;
     }
     return NULL;
+}
+
+static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
+{
+    struct stat st;
+
+    if (!w->cached || !w->cached->n_slots || fstat(fd, &st) < 0)
+        return NULL;
+    return snap_find(w->cached, &st);
+}
+
+/* Whether dirfd's subdirectory name is unchanged and holds nothing the look
+ * acts on: no need to open it. */
+static bool snap_nothing_in(const struct walk *w, int dirfd, const char *name)
+{
+    const struct fs_dirsnap_dir *r;
+    struct stat st;
+
+    if (!w->cached->n_slots || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return false;
+    r = snap_find(w->cached, &st);
+    return r && !r->len && !r->bare;
 }
 
 static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned level,
@@ -698,7 +717,7 @@ static int replay(struct walk *w, int fd, const struct fs_dirsnap_dir *r, const 
             continue;
         }
         if (level + 1 >= w->depth || join(child, sizeof(child), dir, name) < 0 ||
-            skip_dir(child, name))
+            skip_dir(child, name) || snap_nothing_in(w, fd, name))
             continue;
         cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (cfd < 0)
@@ -782,7 +801,8 @@ static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned
             return -1;
         if (!descend || kind != FS_FOUND_DIR || level + 1 >= w->depth)
             continue;
-        if (join(child, sizeof(child), dir, e->d_name) < 0 || skip_dir(child, e->d_name))
+        if (join(child, sizeof(child), dir, e->d_name) < 0 || skip_dir(child, e->d_name) ||
+            (w->cached && snap_nothing_in(w, d->fd, e->d_name)))
             continue;
         cfd = open_child(w, d->fd, e->d_name, &child_ino, rec >= 0 ? e->d_ino : 0);
         if (cfd < 0) {
