@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -571,7 +572,16 @@ static size_t snap_hash(dev_t dev, ino_t ino, size_t n_slots)
            (n_slots - 1);
 }
 
-/* The table of every whole record, made again once a scan ends. */
+static bool same_names(const struct fs_dirsnap_dir *a, const struct fs_dirsnap_dir *b)
+{
+    return a->whole && b->whole && a->bare == b->bare && a->len == b->len &&
+           (!a->len || memcmp(a->names, b->names, a->len) == 0);
+}
+
+/* The table of the records by dev and inode, made again once a scan ends.
+ * A directory two roots share is recorded twice, alike; two records of one
+ * inode that differ (one read in part, or two directories numbered alike:
+ * a 32-bit tmpfs wraps its inode numbers) leave it out. */
 static int snap_index(struct fs_dirsnap *s, struct nf_err *err)
 {
     size_t n_slots = 16;
@@ -584,13 +594,21 @@ static int snap_index(struct fs_dirsnap *s, struct nf_err *err)
         return nf_err_sys(err, "out of memory");
     s->n_slots = n_slots;
     for (size_t i = 0; i < s->n; i++) {
-        size_t h = snap_hash(s->v[i].dev, s->v[i].ino, n_slots);
+        struct fs_dirsnap_dir *r = &s->v[i];
+        size_t h = snap_hash(r->dev, r->ino, n_slots);
 
-        if (!s->v[i].whole)
-            continue;
-        while (s->slots[h])
+        while (s->slots[h]) {
+            struct fs_dirsnap_dir *o = &s->v[s->slots[h] - 1];
+
+            if (o->dev == r->dev && o->ino == r->ino) {
+                if (!same_names(o, r))
+                    o->whole = false;
+                break;
+            }
             h = (h + 1) & (n_slots - 1);
-        s->slots[h] = (uint32_t)i + 1;
+        }
+        if (!s->slots[h])
+            s->slots[h] = (uint32_t)i + 1;
     }
     return 0;
 }
@@ -658,30 +676,38 @@ static int snap_name(struct walk *w, ssize_t rec, char tag, const char *name, st
     return 0;
 }
 
-/* The record of the directory st says, if nothing changed in it since
- * before the scan began. */
-static const struct fs_dirsnap_dir *snap_find(const struct fs_dirsnap *s, const struct stat *st)
+/* The record of the directory sx says, if nothing changed in it since
+ * before the scan began: its ctime is older, and its names are not
+ * encrypted (adding or removing an fscrypt key changes what a directory
+ * lists, not its ctime). */
+static const struct fs_dirsnap_dir *snap_find(const struct fs_dirsnap *s, const struct statx *sx)
 {
-    if (!S_ISDIR(st->st_mode) || st->st_ctim.tv_sec > s->before.tv_sec ||
-        (st->st_ctim.tv_sec == s->before.tv_sec && st->st_ctim.tv_nsec >= s->before.tv_nsec))
+    const unsigned want = STATX_TYPE | STATX_INO | STATX_CTIME;
+    dev_t dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+
+    if ((sx->stx_mask & want) != want || !S_ISDIR(sx->stx_mode) ||
+        (sx->stx_attributes & STATX_ATTR_ENCRYPTED) || sx->stx_ctime.tv_sec > s->before.tv_sec ||
+        (sx->stx_ctime.tv_sec == s->before.tv_sec && sx->stx_ctime.tv_nsec >= s->before.tv_nsec))
         return NULL;
-    for (size_t h = snap_hash(st->st_dev, st->st_ino, s->n_slots); s->slots[h];
+    for (size_t h = snap_hash(dev, sx->stx_ino, s->n_slots); s->slots[h];
          h = (h + 1) & (s->n_slots - 1)) {
         const struct fs_dirsnap_dir *r = &s->v[s->slots[h] - 1];
 
-        if (r->dev == st->st_dev && r->ino == st->st_ino)
-            return r;
+        if (r->dev == dev && r->ino == sx->stx_ino)
+            return r->whole ? r : NULL;
     }
     return NULL;
 }
 
 static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
 {
-    struct stat st;
+    struct statx sx;
 
-    if (!w->cached || !w->cached->n_slots || fstat(fd, &st) < 0)
+    if (!w->cached || !w->cached->n_slots ||
+        statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_CTIME,
+              &sx) < 0)
         return NULL;
-    return snap_find(w->cached, &st);
+    return snap_find(w->cached, &sx);
 }
 
 /* Whether dirfd's subdirectory name is unchanged and holds nothing the look
@@ -689,11 +715,12 @@ static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
 static bool snap_nothing_in(const struct walk *w, int dirfd, const char *name)
 {
     const struct fs_dirsnap_dir *r;
-    struct stat st;
+    struct statx sx;
 
-    if (!w->cached->n_slots || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    if (!w->cached->n_slots ||
+        statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_CTIME, &sx) < 0)
         return false;
-    r = snap_find(w->cached, &st);
+    r = snap_find(w->cached, &sx);
     return r && !r->len && !r->bare;
 }
 

@@ -76,20 +76,23 @@ bool fs_git_control_name(const char *name);
  * are taken from here instead of read again. In a 10,000-file tree that look
  * read every name again after any command that created one (4 ms).
  *
- * Only on a local file system (ext4, xfs, tmpfs), and only for a
- * ctime FS_DIRSNAP_AGE_S older than the scan's start: an entry made, removed
- * or renamed in a directory sets its ctime to the time then, which even
- * through the kernel's coarse clock (a tick is at most 10 ms) is later than
- * that. Nobody but the kernel sets a ctime; a clock stepped back by more
- * than that during the run could hide a change. A record is keyed by the
- * inode its parent listed, for a directory reached without crossing a mount
- * (the look fstats what it opens). */
-#define FS_DIRSNAP_AGE_S 1
+ * Only on a local file system (ext4, xfs, tmpfs), and only for a ctime
+ * FS_DIRSNAP_AGE_S older than the scan's start: an entry made, removed or
+ * renamed in a directory (or the directory renamed) sets its ctime to the
+ * time then, which even through the kernel's coarse clock and a file
+ * system that keeps whole seconds is later than that; a writer racing the
+ * scan from a concurrent run too. Nobody but the kernel sets a ctime; a
+ * clock stepped back by more than that during the run could hide a change.
+ * An encrypted directory is always read (a key added or removed changes
+ * its names, not its ctime). A record is keyed by the inode its parent
+ * listed, for a directory reached without crossing a mount (the look
+ * statx()es what it opens); two records of one inode that differ void it. */
+#define FS_DIRSNAP_AGE_S 2
 
 struct fs_dirsnap_dir {
     dev_t dev;
     ino_t ino;
-    bool whole;  /* read to its end */
+    bool whole;  /* read to its end, and no other record of its inode differs */
     bool bare;   /* laid out as a bare repository (HEAD, objects, refs) */
     char *names; /* what the look acts on: 'd' (a directory to descend) or
                     'g' (a .git), then the name and its NUL, one after another */

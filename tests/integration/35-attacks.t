@@ -379,12 +379,12 @@ nsf --no-monitor -- sh -c 'git init -q x; echo ran'
 like "$ERR" "created git-repository $top/p/x/.git " "without the observer, the scan after the run still sees it"
 nsf -- sh -c 'true'
 unlike "$ERR" "created git-repository" "a repository that was there before the run is not reported again"
-# ... and in directories older than the run, which the look after it takes
-# from the scan before it unless they changed: their times set back, a bare
-# layout completed, a directory renamed (without the observer, the look
-# alone sees them)
+# ... and in directories older than the run by the two seconds after which
+# the look after it takes them from the scan before it unless they changed:
+# their times set back, a bare layout completed, a directory renamed
+# (without the observer, the look alone sees them)
 mkdir -p old/a old/x/objects old/x/refs old2/y
-sleep 1.2
+sleep 2.2
 nsf --no-monitor -- sh -c 'git init -q old/a && touch -d @1 old/a && echo "ref: refs/heads/main" > old/x/HEAD && mv old2/y old2/w && mkdir old2/w/.git && echo ran'
 is "$OUT" "ran" "the command ran (repositories in old directories)"
 like "$ERR" "created git-repository $top/p/old/a/.git " "one made in a directory whose times are then set back is reported"
