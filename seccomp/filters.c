@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fscrypt.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -163,6 +164,17 @@ static int build_namespaces(scmp_filter_ctx ctx, const struct sc_options *o, str
      * whose serial the command learns. (In this filter rather than a fifth:
      * each filter costs load time.) */
     static const char *const keyrings[] = { "keyctl", "add_key", "request_key" };
+    /* fscrypt's own keys, held by the file system, not a keyring: a key
+     * added turns a directory's unreadable names into real ones (a .git
+     * the scan before the run could not see, with a hook in it); removed,
+     * it hides what the command made from the look after the run. A new
+     * encrypted directory needs no key of ours either. */
+    static const unsigned long fscrypt_ioctls[] = {
+        FS_IOC_ADD_ENCRYPTION_KEY,
+        FS_IOC_REMOVE_ENCRYPTION_KEY,
+        FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
+        FS_IOC_SET_ENCRYPTION_POLICY,
+    };
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* In a new user namespace the command would hold every capability again
      * and could mount over its own protections. */
@@ -171,6 +183,12 @@ static int build_namespaces(scmp_filter_ctx ctx, const struct sc_options *o, str
     for (size_t i = 0; i < NF_ARRAY_SIZE(keyrings); i++)
         if (rule(ctx, eperm, keyrings[i], 0, NULL, err) < 0)
             return -1;
+    for (size_t i = 0; i < NF_ARRAY_SIZE(fscrypt_ioctls); i++) {
+        struct scmp_arg_cmp req = EQ32(1, fscrypt_ioctls[i]);
+
+        if (rule(ctx, eperm, "ioctl", 1, &req, err) < 0)
+            return -1;
+    }
     /* Nested user namespaces asked for (srt's allowNestedUserNamespaces,
      * under which srt skips its whole namespaces filter): the capabilities
      * of a namespace the command makes reach only what that namespace owns,
@@ -240,7 +258,7 @@ static int build_supervised(scmp_filter_ctx ctx, const struct sc_options *o, str
      * open read-only. */
     static const unsigned long attr_ioctls[] = {
         0x40086602UL, 0x40046602UL, 0x401c5820UL, /* FS_IOC_SETFLAGS (both), FSSETXATTR */
-        0x40806685UL, 0x800c6613UL,               /* FS_IOC_ENABLE_VERITY, SET_ENCRYPTION_POLICY */
+        0x40806685UL,                             /* FS_IOC_ENABLE_VERITY (fscrypt's: always) */
     };
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), notify = SCMP_ACT_NOTIFY;
     struct scmp_arg_cmp fastopen2 = BIT(2, 0x20000000), fastopen3 = BIT(3, 0x20000000);

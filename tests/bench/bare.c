@@ -71,7 +71,7 @@ static const struct {
     { ".claude", true },      { ".git", true },           { ".config", true },
 };
 #define N_PH       (sizeof(ph) / sizeof(ph[0]))
-#define FILTER_LEN 131 /* nsfence's program for the default policy */
+#define FILTER_LEN 135 /* nsfence's program for the default policy */
 
 static size_t n_ph = N_PH - 1; /* + ~/.config where HOME is the directory */
 

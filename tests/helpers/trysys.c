@@ -8,7 +8,8 @@
  * setns pivot_root open_tree move_mount fsopen fsconfig fsmount fspick
  * mount_setattr open_tree_attr clone3 clone-newuser fork vfork thread
  * tiocsti tiocsti-highbits tioclinux ptrace-init kill-init stop-init
- * procmem-init x32 tiocsti-inject */
+ * procmem-init x32 tiocsti-inject fscrypt-add-key fscrypt-remove-key
+ * fscrypt-set-policy (each on the working directory) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fscrypt.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/un.h>
@@ -57,6 +59,10 @@ static const char *ename(int e)
         return "ENOTTY";
     case EROFS:
         return "EROFS";
+    case EOPNOTSUPP:
+        return "EOPNOTSUPP";
+    case ENOKEY:
+        return "ENOKEY";
     default: {
         static char buf[32];
 
@@ -206,6 +212,28 @@ int main(int argc, char **argv)
             char sub = 2;
 
             rc = ioctl(0, TIOCLINUX, &sub);
+        } else if (!strcmp(n, "fscrypt-add-key")) {
+            struct {
+                struct fscrypt_add_key_arg arg;
+                uint8_t raw[64];
+            } k = { .arg = { .key_spec = { .type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER },
+                             .raw_size = 64 } };
+            int fd = open(".", O_RDONLY | O_DIRECTORY);
+
+            rc = ioctl(fd, FS_IOC_ADD_ENCRYPTION_KEY, &k.arg);
+        } else if (!strcmp(n, "fscrypt-remove-key")) {
+            struct fscrypt_remove_key_arg r = { .key_spec = {
+                                                    .type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER } };
+            int fd = open(".", O_RDONLY | O_DIRECTORY);
+
+            rc = ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &r);
+        } else if (!strcmp(n, "fscrypt-set-policy")) {
+            struct fscrypt_policy_v2 p = { .version = FSCRYPT_POLICY_V2,
+                                           .contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+                                           .filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS };
+            int fd = open(".", O_RDONLY | O_DIRECTORY);
+
+            rc = ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p);
         } else if (!strcmp(n, "tiocsti-inject")) {
             /* What an attacker would push into the caller's terminal. */
             const char *s = "echo INJECTED\n";

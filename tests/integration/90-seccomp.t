@@ -53,6 +53,13 @@ expect_all "unshare-user EPERM" "unshare-mount EPERM" "clone-newuser EPERM" "clo
     "move_mount EPERM" "fsopen EPERM" "fsconfig EPERM" "fsmount EPERM" "fspick EPERM" \
     "mount_setattr EPERM" "open_tree_attr EPERM" "fork ok" "vfork ok" "thread ok"
 expect_all "tiocsti EPERM" "tiocsti-highbits EPERM" "tioclinux EPERM"
+# fscrypt's keys: added, one would show names the scan before the run could
+# not read; removed, hide what the command made from the look after it.
+# Outside, the file system answers (no such key, or no encryption here):
+# the filter is what says EPERM. (Only the removal is tried outside: it
+# changes nothing.)
+like "$("$try" fscrypt-remove-key)" "^fscrypt-remove-key (ENOKEY|EOPNOTSUPP|ENOTTY)$" "outside, an fscrypt key ioctl reaches the file system (the control)"
+expect_all "fscrypt-add-key EPERM" "fscrypt-remove-key EPERM" "fscrypt-set-policy EPERM"
 if in_landlock; then
     # No PID namespace: PID 1 is the host's init, outside the sandbox.
     # Landlock refuses to trace it, its scoping (ABI 6) every signal to it,
