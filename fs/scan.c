@@ -645,8 +645,10 @@ static ssize_t snap_begin(struct walk *w, ino_t ino, struct nf_err *err)
         size_t cap = s->cap ? s->cap * 2 : 64;
         struct fs_dirsnap_dir *v = realloc(s->v, cap * sizeof(*v));
 
-        if (!v)
-            return nf_err_sys(err, "out of memory"), -2;
+        if (!v) {
+            nf_err_sys(err, "out of memory");
+            return -2;
+        }
         s->v = v;
         s->cap = cap;
     }
@@ -699,13 +701,16 @@ static const struct fs_dirsnap_dir *snap_find(const struct fs_dirsnap *s, const 
     return NULL;
 }
 
-static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
+/* The record of dirfd's entry name ("" with AT_EMPTY_PATH: dirfd itself),
+ * if unchanged. */
+static const struct fs_dirsnap_dir *snap_at(const struct walk *w, int dirfd, const char *name,
+                                            int flags)
 {
     struct statx sx;
 
     if (!w->cached || !w->cached->n_slots ||
-        statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_CTIME,
-              &sx) < 0)
+        statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_CTIME, &sx) <
+            0)
         return NULL;
     return snap_find(w->cached, &sx);
 }
@@ -714,13 +719,8 @@ static const struct fs_dirsnap_dir *snap_unchanged(const struct walk *w, int fd)
  * acts on: no need to open it. */
 static bool snap_nothing_in(const struct walk *w, int dirfd, const char *name)
 {
-    const struct fs_dirsnap_dir *r;
-    struct statx sx;
+    const struct fs_dirsnap_dir *r = snap_at(w, dirfd, name, 0);
 
-    if (!w->cached->n_slots ||
-        statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_CTIME, &sx) < 0)
-        return false;
-    r = snap_find(w->cached, &sx);
     return r && !r->len && !r->bare;
 }
 
@@ -781,7 +781,7 @@ static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned
                     struct nf_err *err)
 {
     _cleanup_(dir_reader_free) struct fs_dir_reader *d = NULL;
-    const struct fs_dirsnap_dir *same = snap_unchanged(w, fd);
+    const struct fs_dirsnap_dir *same = snap_at(w, fd, "", AT_EMPTY_PATH);
     struct dirent64 *e;
     unsigned bare = 0;
     ssize_t rec;
@@ -829,7 +829,7 @@ static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned
         if (!descend || kind != FS_FOUND_DIR || level + 1 >= w->depth)
             continue;
         if (join(child, sizeof(child), dir, e->d_name) < 0 || skip_dir(child, e->d_name) ||
-            (w->cached && snap_nothing_in(w, d->fd, e->d_name)))
+            snap_nothing_in(w, d->fd, e->d_name))
             continue;
         cfd = open_child(w, d->fd, e->d_name, &child_ino, rec >= 0 ? e->d_ino : 0);
         if (cfd < 0) {
