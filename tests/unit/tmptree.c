@@ -29,18 +29,20 @@ int tmptree_make(const char *tag, char *out, size_t outsz)
     return 0;
 }
 
-static void rm_tree(int at, const char *name)
+/* Whether the name is gone. A pass over a directory is repeated while it
+ * removes something (removing while reading may skip names); one that
+ * removes nothing ends the walk, so a name that cannot go (a mount point a
+ * failed test left) is reported instead of spun on. */
+static bool rm_tree(int at, const char *name)
 {
     struct stat st;
     DIR *dir;
     int fd;
 
     if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlinkat(at, name, 0);
-        return;
-    }
+        return errno == ENOENT;
+    if (!S_ISDIR(st.st_mode))
+        return unlinkat(at, name, 0) == 0 || errno == ENOENT;
     fchmodat(at, name, 0700, 0);
     fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -53,20 +55,23 @@ static void rm_tree(int at, const char *name)
             while ((e = readdir(dir))) {
                 if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                     continue;
-                rm_tree(dirfd(dir), e->d_name);
-                again = true;
+                if (rm_tree(dirfd(dir), e->d_name))
+                    again = true;
             }
         }
         closedir(dir);
     } else if (fd >= 0) {
         close(fd);
     }
-    unlinkat(at, name, AT_REMOVEDIR);
+    if (unlinkat(at, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+        return true;
+    fprintf(stderr, "tmptree: cannot remove %s: %s\n", name, strerror(errno));
+    return false;
 }
 
 void tmptree_remove(const char *path)
 {
-    rm_tree(AT_FDCWD, path);
+    (void)rm_tree(AT_FDCWD, path);
 }
 
 int tmptree_put(const char *dir, const char *rel, const char *content, char *failed,
