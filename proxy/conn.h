@@ -119,7 +119,8 @@ struct conn {
 struct px_server {
     struct ev_loop *loop;
     struct px_server_config cfg;
-    struct px_resolver *resolver;
+    struct px_resolver *resolver;        /* names the sandbox asked for */
+    struct px_resolver *parent_resolver; /* the parent proxy's, with resolv.conf's search list */
     struct listener *listeners;
     bool paused;
     struct conn *conns;

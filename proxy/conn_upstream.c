@@ -270,10 +270,26 @@ static void on_resolved(void *arg, int status, const char *msg, const struct px_
     px_conn_update(c);
 }
 
+/* The server's resolver for the sandbox's names (parent: for the parent
+ * proxy's own name, which the user wrote and resolv.conf's search list may
+ * complete), made when first needed: c-ares reads resolv.conf and opens
+ * sockets only once a name needs it, not for every sandboxed command that
+ * never touches the network. NULL (said) if it cannot be made. */
+static struct px_resolver *resolver(struct conn *c, bool parent)
+{
+    struct px_resolver **r = parent ? &c->s->parent_resolver : &c->s->resolver;
+    struct nf_err e = { 0 };
+
+    if (!*r && px_resolver_new(r, c->s->loop, parent, &e) < 0)
+        log_warn("proxy: %s", e.msg);
+    return *r;
+}
+
 /* The parent proxy's own address: as written, or resolved. */
 static void reach_parent(struct conn *c)
 {
     const struct px_parent *p = c->s->cfg.parent;
+    struct px_resolver *r;
 
     if (p->host_is_ip) {
         pin_for_local_parent(c, &p->addr, 1);
@@ -283,7 +299,8 @@ static void reach_parent(struct conn *c)
         return;
     }
     c->state = CS_RESOLVING;
-    c->req = px_resolve(c->s->resolver, p->host, on_resolved, c);
+    r = resolver(c, true);
+    c->req = r ? px_resolve(r, p->host, on_resolved, c) : NULL;
     if (!c->req)
         px_conn_upstream_failed(c);
 }
@@ -326,6 +343,7 @@ static void on_target_resolved(void *arg, int status, const char *msg, const str
 void px_conn_start_resolve(struct conn *c)
 {
     const struct px_parent *p = c->s->cfg.parent;
+    struct px_resolver *r;
 
     c->via_parent = p->enabled && !px_no_proxy_match(p->no_proxy, c->host, c->port);
     c->checked_valid = false;
@@ -340,28 +358,17 @@ void px_conn_start_resolve(struct conn *c)
         px_conn_try_next_addr(c);
         return;
     }
-    if (c->via_parent && c->is_ip && p->host_is_ip) {
+    if (c->via_parent && c->is_ip) {
+        /* The parent is asked for the address itself: only its own name,
+         * if any, is looked up. */
         reach_parent(c);
         return;
     }
     c->state = CS_RESOLVING;
-    /* c-ares reads resolv.conf and opens sockets: only once a name needs it,
-     * not for every sandboxed command that never touches the network. */
-    if (!c->s->resolver) {
-        struct nf_err e = { 0 };
-
-        if (px_resolver_new(&c->s->resolver, c->s->loop, &e) < 0) {
-            log_warn("proxy: %s", e.msg);
-            px_conn_upstream_failed(c);
-            return;
-        }
-    }
-    if (c->via_parent && !c->is_ip)
-        c->req = px_resolve(c->s->resolver, c->host, on_target_resolved, c);
-    else if (c->via_parent)
-        c->req = px_resolve(c->s->resolver, p->host, on_resolved, c);
-    else
-        c->req = px_resolve(c->s->resolver, c->host, on_resolved, c);
+    r = resolver(c, false);
+    c->req = !r              ? NULL
+             : c->via_parent ? px_resolve(r, c->host, on_target_resolved, c)
+                             : px_resolve(r, c->host, on_resolved, c);
     if (!c->req)
         px_conn_upstream_failed(c);
 }

@@ -179,8 +179,9 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
     }
 }
 
-int px_resolver_new(struct px_resolver **out, struct ev_loop *loop, struct nf_err *err)
+int px_resolver_new(struct px_resolver **out, struct ev_loop *loop, bool search, struct nf_err *err)
 {
+    int mask = ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES;
     struct ares_options o = { 0 };
     struct px_resolver *r;
     int rc;
@@ -197,8 +198,18 @@ int px_resolver_new(struct px_resolver **out, struct ev_loop *loop, struct nf_er
     o.sock_state_cb_data = r;
     o.timeout = 2000;
     o.tries = 2;
-    rc =
-        ares_init_options(&r->ch, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES);
+    if (!search) {
+        /* No search list: the name the rules checked is the only name
+         * looked up. With resolv.conf's `search corp.example` (and a
+         * Kubernetes pod's ndots:5, tried first), allowed.test would be
+         * reached at allowed.test.corp.example's address, a name no rule
+         * allowed. (ARES_FLAG_NOSEARCH does not reach ares_getaddrinfo in
+         * c-ares 1.18, and a trailing dot would miss the hosts file.) */
+        o.domains = NULL;
+        o.ndomains = 0;
+        mask |= ARES_OPT_DOMAINS;
+    }
+    rc = ares_init_options(&r->ch, &o, mask);
     if (rc != ARES_SUCCESS) {
         free(r);
         return nf_err_set(err, EIO, "c-ares: %s", ares_strerror(rc));

@@ -19,7 +19,10 @@ struct px_resolve_req;
 typedef void (*px_resolve_cb)(void *arg, int status, const char *msg, const struct px_addr *addrs,
                               size_t n);
 
-int px_resolver_new(struct px_resolver **out, struct ev_loop *loop, struct nf_err *err);
+/* search: resolv.conf's search list applies (a name the user configured,
+ * the parent proxy's); never for a name the sandbox asked for. */
+int px_resolver_new(struct px_resolver **out, struct ev_loop *loop, bool search,
+                    struct nf_err *err);
 void px_resolver_free(struct px_resolver *r);
 
 /* Look host up (A and AAAA, hosts file first). The callback runs later, from

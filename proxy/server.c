@@ -151,5 +151,6 @@ void px_server_free(struct px_server *s)
     ev_timer_stop(s->loop, &s->retry_accept);
     px_pipe_pool_free(&s->pipes);
     px_resolver_free(s->resolver);
+    px_resolver_free(s->parent_resolver);
     free(s);
 }

@@ -123,6 +123,41 @@ nsf --allow-domain self.test -- curl -sS -o /dev/null -w '%{http_code}' http://s
 is "$OUT" "403" "an allowed name resolving to this host's own veth address is refused"
 like "$ERR" "self.test:80 \\(resolved to one of this host's addresses\\)" "named as one of this host's addresses"
 
+# The name the rules checked is the only name looked up: resolv.conf's search
+# list never completes it. With `search corp.test` and a Kubernetes pod's
+# ndots:5, a resolver tries api.allowed.test.corp.test first, a name no rule
+# allows; and a name that does not exist falls through to the search domain.
+# A DNS server of the test's own on its host-side veth address answers both
+# (the .corp.test names with 127.0.0.1, which the guard would report); the
+# resolv.conf naming it is bound in a mount namespace around nsfence alone.
+if is_root; then
+    printf 'nameserver %s\nsearch corp.test\noptions ndots:5\n' "$NF_HOST4" > "$d/search.conf"
+    : > "$d/dns.log"
+    mkfifo "$d/dns.ready"
+    timeout 300 python3 "$NF_TESTS/helpers/dnsd.py" "$NF_HOST4" "$d/dns.log" "api.allowed.test=$NF_UP4" \
+        "api.allowed.test.corp.test=127.0.0.1" "nx.allowed.test.corp.test=127.0.0.1" > "$d/dns.ready" &
+    dns_pid=$!
+    read -r -t 20 _ < "$d/dns.ready" || true
+    in_search() { unshare -m --propagation private sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$d/search.conf" "$@"; }
+    cat > "$d/in-search" <<EOF
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount --bind "\$0" /etc/resolv.conf && exec "\$@"' "$d/search.conf" "$NSFENCE" "\$@"
+EOF
+    chmod +x "$d/in-search"
+    is "$(in_search getent ahostsv4 api.allowed.test | head -1 | cut -d' ' -f1)" "127.0.0.1" \
+        "control: under this resolv.conf, the system resolver takes api.allowed.test for api.allowed.test.corp.test"
+    : > "$d/dns.log"
+    NSFENCE="$d/in-search" nsf --allow-domain api.allowed.test -- curl -sS http://api.allowed.test/index.html
+    is "$OUT" "hello from upstream" "an allowed name is reached at its own address, not its search-list completion's"
+    NSFENCE="$d/in-search" nsf --allow-domain '*.allowed.test' -- curl -sS -o /dev/null -w '%{http_code}' http://nx.allowed.test/
+    is "$OUT" "502" "a name that does not exist is not completed from the search list"
+    unlike "$ERR" 'loopback' "(nothing reached the completion's address)"
+    unlike "$(cat "$d/dns.log")" 'corp\.test' "the search domain was never asked"
+    like "$(cat "$d/dns.log")" 'api\.allowed\.test' "(the server was asked, for the names themselves)"
+    kill "$dns_pid" 2>/dev/null
+    wait "$dns_pid" 2>/dev/null
+fi
+
 # IPv6 upstream, and the proxy on ::1 inside.
 nsf --allow-domain v6.test -- curl -sS -x 'http://[::1]:3128' http://v6.test/index.html
 is "$OUT" "hello from upstream" "an IPv6 upstream is reachable, through the proxy's ::1 endpoint"
