@@ -501,27 +501,42 @@ static int visit(struct walk *w, int dirfd, const char *dir, unsigned level, con
     return 0;
 }
 
-/* A directory holding HEAD, objects/ and refs/ is a git directory to git's
+/* A directory holding HEAD, objects and refs is a git directory to git's
  * discovery (a bare repository): git run in it, or below it where no .git
- * comes first, reads its config and runs its hooks. */
+ * comes first, reads its config and runs its hooks. So is one holding HEAD
+ * and commondir, whose objects, refs and config git takes from the
+ * directory commondir names. As git's is_git_directory: HEAD is read (a
+ * file, or a symlink it follows); objects and refs are only access()ed, so
+ * an executable file serves as well as a directory; commondir is read. On a
+ * case-insensitive directory any case opens them. */
 enum bare_marks {
     BARE_HEAD = 1,
     BARE_OBJECTS = 2,
     BARE_REFS = 4,
-    BARE_ALL = 7,
+    BARE_COMMONDIR = 8,
 };
 
 static unsigned bare_mark(const char *name, enum fs_found_kind kind)
 {
-    /* git follows symlinks for all three (HEAD -> refs/heads/main is a
-     * valid HEAD; objects and refs are only access()ed). */
-    if ((kind == FS_FOUND_FILE || kind == FS_FOUND_SYMLINK) && strcmp(name, "HEAD") == 0)
+    bool readable = kind == FS_FOUND_FILE || kind == FS_FOUND_SYMLINK;
+
+    if (readable && is_name(name, "HEAD"))
         return BARE_HEAD;
-    if ((kind == FS_FOUND_DIR || kind == FS_FOUND_SYMLINK) && strcmp(name, "objects") == 0)
+    if (is_name(name, "objects"))
         return BARE_OBJECTS;
-    if ((kind == FS_FOUND_DIR || kind == FS_FOUND_SYMLINK) && strcmp(name, "refs") == 0)
+    if (is_name(name, "refs"))
         return BARE_REFS;
+    if (readable && is_name(name, "commondir"))
+        return BARE_COMMONDIR;
     return 0;
+}
+
+static bool bare_repo(unsigned marks)
+{
+    const unsigned layout = BARE_HEAD | BARE_OBJECTS | BARE_REFS;
+    const unsigned common = BARE_HEAD | BARE_COMMONDIR;
+
+    return (marks & layout) == layout || (marks & common) == common;
 }
 
 static void dir_reader_free(struct fs_dir_reader **r)
@@ -847,9 +862,9 @@ static int walk_dir(struct walk *w, int fd, ino_t ino, const char *dir, unsigned
         return nf_err_sys(err, "scan %s", dir);
     if (rec >= 0) {
         w->snap->v[rec].whole = true;
-        w->snap->v[rec].bare = bare == BARE_ALL;
+        w->snap->v[rec].bare = bare_repo(bare);
     }
-    if (bare == BARE_ALL && w->mode != WALK_INODES) {
+    if (bare_repo(bare) && w->mode != WALK_INODES) {
         if (git_seen(w->out, dir, err) < 0)
             return -1;
         if (w->mode == WALK_MANDATORY && probe_gitdir(d->fd, dir, GIT_NEST_MAX, w->out, err) < 0)

@@ -47,8 +47,9 @@ struct fs_found_list {
     size_t n;
     size_t cap;
     /* Every .git (directory, file or link) seen, any depth the scan reached,
-     * and every directory laid out as a bare repository (HEAD, objects,
-     * refs): git's discovery takes it as a git directory. */
+     * and every directory laid out as a bare repository (HEAD with objects
+     * and refs, or with commondir): git's discovery takes it as a git
+     * directory. */
     char **git;
     size_t n_git;
 };
@@ -93,7 +94,7 @@ struct fs_dirsnap_dir {
     dev_t dev;
     ino_t ino;
     bool whole;  /* read to its end, and no other record of its inode differs */
-    bool bare;   /* laid out as a bare repository (HEAD, objects, refs) */
+    bool bare;   /* laid out as a bare repository (HEAD with objects and refs, or commondir) */
     char *names; /* what the look acts on: 'd' (a directory to descend) or
                     'g' (a .git), then the name and its NUL, one after another */
     size_t len, cap;

@@ -195,6 +195,26 @@ is "$OUT" "ran" "the command ran (bare layout at the top)"
 is "$(git rev-parse --absolute-git-dir 2>/dev/null)" "$top/mono/.git" "the top of a write root cannot become a bare repository"
 nsf -- sh -c "mkdir -p sub && cd sub && $bare"
 like "$ERR" "created git-repository $top/mono/frontend/sub " "a bare repository made below the top is reported"
+# ... nor any layout git's discovery takes for one (is_git_directory): HEAD
+# with objects and refs that are executable files (git only access()es
+# them), or HEAD beside a commondir naming the directory whose objects, refs
+# and config git then uses
+bare_files='mkdir -p bf && cd bf && echo "ref: refs/heads/main" > HEAD && : > objects && : > refs && chmod +x objects refs &&
+    printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = '"$mark"'\n" "$PWD" > config; echo ran'
+bare_common='mkdir -p bx/objects bx/refs bc &&
+    printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = '"$mark"'\n" > bx/config &&
+    echo "ref: refs/heads/main" > bc/HEAD && echo ../bx > bc/commondir; echo ran'
+rm -rf "$top/control" && mkdir -p "$top/control" && (cd "$top/control" && sh -c "$bare_files; cd ..; $bare_common") >/dev/null 2>&1
+unfire; (cd "$top/control/bf" && git status >/dev/null 2>&1)
+ok $(fired && echo 0 || echo 1) "control: HEAD with executable files for objects and refs is a repository whose fsmonitor git runs"
+is "$(cd "$top/control/bc" && git config --get core.fsmonitor)" "$mark" \
+    "control: HEAD with a commondir is a repository whose config git takes from there"
+nsf -- sh -c "mkdir -p sub && cd sub && $bare_files"
+is "$OUT" "ran" "the command ran (bare layout of files)"
+like "$ERR" "created git-repository $top/mono/frontend/sub/bf " "a bare layout whose objects and refs are files is reported"
+nsf -- sh -c "mkdir -p sub && cd sub && $bare_common"
+is "$OUT" "ran" "the command ran (HEAD and commondir)"
+like "$ERR" "created git-repository $top/mono/frontend/sub/bc " "HEAD beside a commondir is reported"
 # ... past a .git git does not take between the package and the repository
 # (an empty directory: a command's, or another run's placeholder)
 rm -rf "$top/mono/frontend/sub" && mkdir -p "$top/mono/frontend/pkg/.husky/_" "$top/mono/frontend/.git"

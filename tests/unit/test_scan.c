@@ -687,6 +687,47 @@ static struct fs_dirsnap_dir *record_of(const struct fx *fx, struct fs_dirsnap *
     return NULL;
 }
 
+/* A bare layout is what git's is_git_directory takes: HEAD with objects
+ * and refs of any kind (an executable file passes its access() as a
+ * directory does), or HEAD with commondir; in any case. Half a layout is
+ * none. */
+static void bare_layouts_are_what_git_takes(void **state)
+{
+    struct fx *fx = *state;
+    char out[1024], path[PATH_MAX];
+
+    mk(fx, "dirs/HEAD");
+    mk(fx, "dirs/objects/");
+    mk(fx, "dirs/refs/");
+    mk(fx, "files/HEAD");
+    mk(fx, "files/objects");
+    mk(fx, "files/refs");
+    mk(fx, "common/HEAD");
+    mk(fx, "common/commondir");
+    mk(fx, "cased/HEAD");
+    mk(fx, "cased/OBJECTS/");
+    mk(fx, "cased/Refs/");
+    mk(fx, "links/");
+    ln(fx, "elsewhere", "links/HEAD");
+    ln(fx, "elsewhere", "links/objects");
+    ln(fx, "elsewhere", "links/refs");
+    mk(fx, "half/HEAD");
+    mk(fx, "half/objects/");
+    mk(fx, "nohead/objects/");
+    mk(fx, "nohead/refs/");
+    mk(fx, "headdir/HEAD/");
+    mk(fx, "headdir/objects/");
+    mk(fx, "headdir/refs/");
+    mk(fx, "commondirdir/HEAD");
+    mk(fx, "commondirdir/commondir/");
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/files/%s", fx->d, i ? "refs" : "objects");
+        assert_int_equal(chmod(path, 0755), 0);
+    }
+    look(fx, NULL, out, sizeof(out));
+    assert_string_equal(out, "/cased\n/common\n/dirs\n/files\n/links\n");
+}
+
 static void age(void)
 {
     struct timespec ts = { .tv_sec = FS_DIRSNAP_AGE_S, .tv_nsec = 200000000L };
@@ -1013,6 +1054,7 @@ int main(void)
         T(gitfile_target_is_read),
         cmocka_unit_test(gitfile_parse_takes_git_s_form),
         T(git_scan_lists_every_repository),
+        T(bare_layouts_are_what_git_takes),
         T(snapshot_spares_only_unchanged_directories),
         T(snapshot_never_spares_a_young_directory),
         T(snapshot_records_nothing_across_a_mount),
