@@ -293,28 +293,156 @@ static bool top_of_a_root(const struct fs_plan *plan, const char *path)
     return false;
 }
 
-/* path exists beneath its write root, reached without a symlink, and is
- * not one of our placeholders. */
-static bool made_there(const struct fs_plan *plan, const char *path)
+/* path (absolute, beneath one of plan's write roots) opened O_PATH beneath
+ * that root, one component at a time, never through a symlink (a final one
+ * is opened itself); -1 if elsewhere or not there. */
+static int open_in_root(const struct fs_plan *plan, const char *path)
 {
     for (size_t i = 0; i < plan->n_write_roots; i++) {
         const char *root = plan->write_roots[i];
         size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
         _cleanup_close_ int rfd = -1;
-        _cleanup_close_ int fd = -1;
-        struct stat st;
 
         if (!pol_path_within(path, root))
             continue;
         rfd = fs_open_beneath_root(root);
-        if (rfd >= 0)
-            fd = strcmp(path, root) == 0
-                     ? fcntl(rfd, F_DUPFD_CLOEXEC, 3)
-                     : nf_openat2(rfd, path + n + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-        return fd >= 0 && fstat(fd, &st) == 0 && !fs_placeholder_at(fd, &st);
+        if (rfd < 0)
+            return -1;
+        if (strcmp(path, root) == 0)
+            return fcntl(rfd, F_DUPFD_CLOEXEC, 3);
+        return nf_openat2(rfd, path + n + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                          RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
     }
-    return false;
+    errno = ENOENT;
+    return -1;
+}
+
+/* path exists beneath its write root, reached without a symlink, and is
+ * not one of our placeholders. */
+static bool made_there(const struct fs_plan *plan, const char *path)
+{
+    _cleanup_close_ int fd = open_in_root(plan, path);
+    struct stat st;
+
+    return fd >= 0 && fstat(fd, &st) == 0 && !fs_placeholder_at(fd, &st);
+}
+
+/* What a git directory holds that git obeys or takes it by; HEAD only for
+ * a bare layout (a .git's is the user's to rewrite, switching branches). */
+static const char *const id_parts[FS_GIT_ID_PARTS] = { "config", "hooks", "commondir",
+                                                       "config.worktree", "HEAD" };
+
+static void inode_id(int fd, const struct stat *st, struct fs_inode_id *id)
+{
+    id->present = true;
+    id->fd = fd;
+    id->dev = st->st_dev;
+    id->ino = st->st_ino;
+    id->ctime = st->st_ctim;
+}
+
+/* path's identity; with hold, each inode is kept open (O_PATH) in id. */
+static void id_take(const struct fs_plan *plan, const char *path, bool hold, struct fs_git_id *id)
+{
+    _cleanup_close_ int fd = open_in_root(plan, path);
+    size_t parts = pol_path_names_git(path) ? FS_GIT_ID_PARTS - 1 : FS_GIT_ID_PARTS;
+    struct stat st;
+
+    memset(id, 0, sizeof(*id));
+    id->self.fd = -1;
+    for (size_t k = 0; k < FS_GIT_ID_PARTS; k++)
+        id->part[k].fd = -1;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        inode_id(hold ? steal_fd(&fd) : -1, &st, &id->self);
+        return;
+    }
+    for (size_t k = 0; k < parts; k++) {
+        int pfd = hold ? openat(fd, id_parts[k], O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+        struct stat ps;
+
+        /* Held, the inode is the one opened; else as the name has it. */
+        if (pfd >= 0 ? fstat(pfd, &ps) == 0
+                     : fstatat(fd, id_parts[k], &ps, AT_SYMLINK_NOFOLLOW) == 0)
+            inode_id(pfd, &ps, &id->part[k]);
+        else if (pfd >= 0)
+            close(pfd);
+    }
+    inode_id(hold ? steal_fd(&fd) : -1, &st, &id->self);
+}
+
+static void id_free(struct fs_git_id *id)
+{
+    if (id->self.fd >= 0)
+        close(id->self.fd);
+    for (size_t k = 0; k < FS_GIT_ID_PARTS; k++)
+        if (id->part[k].fd >= 0)
+            close(id->part[k].fd);
+}
+
+int fs_git_ids_take(const struct fs_plan *plan, struct fs_git_ids *ids, struct nf_err *err)
+{
+    *ids = (struct fs_git_ids){ 0 };
+    if (plan->n_git_seen == 0)
+        return 0;
+    ids->v = calloc(plan->n_git_seen, sizeof(*ids->v));
+    if (!ids->v)
+        return nf_err_sys(err, "out of memory");
+    ids->n = plan->n_git_seen;
+    for (size_t i = 0; i < ids->n; i++)
+        id_take(plan, plan->git_seen[i], true, &ids->v[i]);
+    return 0;
+}
+
+void fs_git_ids_free(struct fs_git_ids *ids)
+{
+    for (size_t i = 0; i < ids->n; i++)
+        id_free(&ids->v[i]);
+    free(ids->v);
+    *ids = (struct fs_git_ids){ 0 };
+}
+
+/* then's inode, held, cannot be another's now; one not held (descriptors
+ * ran out) is told by its ctime too, which a new inode's creation sets (and
+ * so does a change to it: a directory's, by git at work in it, would then
+ * read as replaced, which errs on the side of saying so). */
+static bool inode_same(const struct fs_inode_id *then, const struct fs_inode_id *now)
+{
+    if (then->present != now->present || then->dev != now->dev || then->ino != now->ino)
+        return false;
+    return then->fd >= 0 ||
+           (then->ctime.tv_sec == now->ctime.tv_sec && then->ctime.tv_nsec == now->ctime.tv_nsec);
+}
+
+static bool id_same(const struct fs_git_id *then, const struct fs_git_id *now)
+{
+    if (!inode_same(&then->self, &now->self))
+        return false;
+    for (size_t k = 0; k < FS_GIT_ID_PARTS; k++)
+        if (!inode_same(&then->part[k], &now->part[k]))
+            return false;
+    return true;
+}
+
+int fs_git_changed(const struct fs_plan *plan, const struct fs_git_ids *ids, struct pol_strv *out,
+                   struct nf_err *err)
+{
+    for (size_t i = 0; i < ids->n && i < plan->n_git_seen; i++) {
+        struct fs_git_id now;
+
+        /* Not taken: outside the write roots, or not there then. Gone now:
+         * no repository for git to obey. */
+        if (!ids->v[i].self.present)
+            continue;
+        id_take(plan, plan->git_seen[i], false, &now);
+        if (!now.self.present || id_same(&ids->v[i], &now) ||
+            pol_strv_contains(out, plan->git_seen[i]))
+            continue;
+        if (pol_strv_add(out, plan->git_seen[i], err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_strv *watch,

@@ -8,6 +8,8 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "fs/gitconfig.h"
 #include "fs/plan.h"
@@ -35,6 +37,40 @@ int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_
                           const struct fs_gitcfg_env *env, struct fs_gitcfg_paths *out,
                           struct nf_err *err);
 
+/* What each repository the plan saw in a write root is on disk once the
+ * placeholders are made: the inode of its .git (or of its bare directory,
+ * with that one's HEAD), and of config, hooks, commondir and
+ * config.worktree in it, or their absence; each inode held open until the
+ * look after the run, so that none can be freed and its number given to a
+ * replacement. The command cannot change any of them: each is bound
+ * read-only, or held. Another process can remove what a bind is on, and
+ * the bind with it: a concurrent run that made the repository after this
+ * one's scan, and removed it before its own look so as to report nothing,
+ * leaves this run free to make it again, at a path this run's look took
+ * for one seen before. Parallel to plan->git_seen. */
+#define FS_GIT_ID_PARTS 5
+
+struct fs_inode_id {
+    bool present;
+    int fd; /* O_PATH, holding the inode (-1: not held) */
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctime;
+};
+
+struct fs_git_id {
+    struct fs_inode_id self; /* not present: elsewhere than a write root, or not there */
+    struct fs_inode_id part[FS_GIT_ID_PARTS];
+};
+
+struct fs_git_ids {
+    struct fs_git_id *v;
+    size_t n;
+};
+
+int fs_git_ids_take(const struct fs_plan *plan, struct fs_git_ids *ids, struct nf_err *err);
+void fs_git_ids_free(struct fs_git_ids *ids);
+
 /* After a run: the repositories the command made below the top of a write
  * root, which git run there later obeys (config, hooks). Found by a second
  * scan within depth (immune to the races of the observer's memory reads),
@@ -45,3 +81,8 @@ int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_
  * are not reported. Appended to out. */
 int fs_git_created(const struct fs_plan *plan, unsigned depth, const struct pol_strv *watch,
                    struct pol_strv *out, struct nf_err *err);
+
+/* After a run: the repositories the plan saw (ids, taken before it) that
+ * are no longer what they were, whoever changed them. Appended to out. */
+int fs_git_changed(const struct fs_plan *plan, const struct fs_git_ids *ids, struct pol_strv *out,
+                   struct nf_err *err);

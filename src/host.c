@@ -60,6 +60,7 @@ struct host_side {
     struct ev_loop *loop;
     const struct fs_plan *plan;
     struct fs_ph_set ph;
+    struct fs_git_ids git_ids; /* the repositories the plan saw, as the run starts */
     /* Landlock mode */
     const struct run_plan *run;
     struct vio_list *vio;
@@ -147,7 +148,10 @@ static int prepare(void *user, struct run_results *res, struct nf_err *err)
 {
     struct host_side *h = user;
 
-    return fs_placeholders_prepare(h->plan, &h->ph, res->skip, err);
+    if (fs_placeholders_prepare(h->plan, &h->ph, res->skip, err) < 0)
+        return -1;
+    /* Once the placeholders are made, as they will be bound. */
+    return fs_git_ids_take(h->plan, &h->git_ids, err);
 }
 
 /* The control channel stops the sandbox if it fails before its first
@@ -306,6 +310,9 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
     sc.hooks.prepare = f->plan.landlock_mode ? NULL : prepare;
     sc.hooks.cloned = cloned;
     sc.hooks.user = &host;
+    /* Landlock mode makes no placeholders: the repositories as they are. */
+    if (f->plan.landlock_mode && fs_git_ids_take(&f->plan.fs, &host.git_ids, err) < 0)
+        goto out;
     sc.times[STAGE_PLANNED] = sync_now_us();
     status = spawn_run(&sc, err);
     o->signal_received = sc.signal_received;
@@ -323,6 +330,18 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
             vio_add_git(&vio, made.v[i]);
         pol_strv_free(&made);
     }
+    /* A repository seen before the run that is no longer what it was: the
+     * command could change none of it; what could (a concurrent run) may
+     * have removed this run's binds with it. */
+    if (status != 125 || !err->msg[0]) {
+        struct pol_strv changed = { 0 };
+        struct nf_err ignored;
+
+        (void)fs_git_changed(&f->plan.fs, &host.git_ids, &changed, &ignored);
+        for (size_t i = 0; i < changed.n; i++)
+            vio_add_git_changed(&vio, changed.v[i]);
+        pol_strv_free(&changed);
+    }
 out:
     sc_observer_free(host.observer);
     sc_supervisor_free(host.sup);
@@ -339,6 +358,7 @@ out:
      * to every CPU), up to fourteen a run. */
     spawn_reap(&sc);
     fs_placeholders_release(&host.ph);
+    fs_git_ids_free(&host.git_ids);
     if (loop.epfd >= 0)
         ev_loop_close(&loop);
     if ((status != 125 || !err->msg[0]) && !o->no_violation_block)

@@ -260,15 +260,14 @@ void vio_add_file(struct vio_list *l, const char *syscall, const char *path, con
     log_json(l, fields);
 }
 
-void vio_add_git(struct vio_list *l, const char *path)
+static void add_git(struct vio_list *l, const char *verb, const char *path, const char *reason)
 {
-    static const char reason[] = "git run there will obey the config and hooks the command wrote";
     char raw[LINE_MAX_LEN];
     char line[LINE_MAX_LEN];
     char jpath[LINE_MAX_LEN];
     char fields[LINE_MAX_LEN + 256];
 
-    snprintf(raw, sizeof(raw), "created git-repository %s (%s)", path, reason);
+    snprintf(raw, sizeof(raw), "%s git-repository %s (%s)", verb, path, reason);
     vio_sanitize(raw, line, sizeof(line));
     if (ignored(l, line) || vio_ignored_for(l->ignore_cmd, l->n_ignore_cmd, l->command, path) ||
         !keep(l, line))
@@ -277,6 +276,18 @@ void vio_add_git(struct vio_list *l, const char *path)
     snprintf(fields, sizeof(fields),
              "\"kind\":\"git-repository\",\"path\":\"%s\",\"reason\":\"%s\"", jpath, reason);
     log_json(l, fields);
+}
+
+void vio_add_git(struct vio_list *l, const char *path)
+{
+    add_git(l, "created", path, "git run there will obey the config and hooks the command wrote");
+}
+
+void vio_add_git_changed(struct vio_list *l, const char *path)
+{
+    add_git(l, "changed", path,
+            "replaced during the run by another process, as the command could not: git run "
+            "there will obey what replaced it");
 }
 
 void vio_print_block(const struct vio_list *l, int fd)

@@ -42,6 +42,9 @@ void vio_add_file(struct vio_list *l, const char *syscall, const char *path, con
 /* "created git-repository PATH (...)": a .git the command made below the
  * top of a write root, which the user's own git will obey later. */
 void vio_add_git(struct vio_list *l, const char *path);
+/* "changed git-repository PATH (...)": a repository the plan saw before
+ * the run, replaced meanwhile (fs_git_changed). */
+void vio_add_git_changed(struct vio_list *l, const char *path);
 
 /* "\n<sandbox_violations>\nLINE\n...</sandbox_violations>" on fd; nothing
  * when there was no violation. */

@@ -412,6 +412,30 @@ like "$ERR" "created git-repository $top/p/old/x " "a bare layout completed in a
 like "$ERR" "created git-repository $top/p/old2/w/.git " "one made in a renamed directory is reported"
 cd "$top" && rm -rf "$top/p"
 
+# --- two concurrent hostile runs launder a repository: the first makes a
+# .git after the second's scan would see it, the second starts and takes it
+# for one there before it (protecting its config with a placeholder bound
+# read-only), the first removes it (and the second's placeholder, and the
+# bind on it, with it) and so has none to report; the second then makes a
+# real repository at the same path. Its look must not take that for the one
+# it saw: the repository changed during its run, and is reported.
+rm -rf "$top/cc" && mkdir -p "$top/cc/old/a" && cd "$top/cc"
+"$NSFENCE" --no-monitor -- sh -c 'mkdir old/a/.git && touch made
+    for _ in $(seq 200); do [ -e go ] && break; sleep 0.1; done; rm -rf old/a/.git; touch gone; echo ran' \
+    > "$top/cc1.out" 2> "$top/cc1.err" &
+first=$!
+for _ in $(seq 200); do [ -e made ] && break; sleep 0.1; done
+nsf --no-monitor -- sh -c 'touch go; for _ in $(seq 200); do [ -e gone ] && break; sleep 0.1; done
+    git init -q old/a && git -C old/a config core.fsmonitor "'"$mark"'"; echo ran'
+wait "$first"
+is "$(cat "$top/cc1.out"):$OUT" "ran:ran" "the two concurrent commands ran"
+unlike "$(cat "$top/cc1.err")" "git-repository" "the first run has no repository to report (it removed its own)"
+unfire; (cd old/a && git status >/dev/null 2>&1)
+namespace_only "Landlock mode refuses .git/hooks by name, and git init with it: the second run's repository is not whole"
+ok $(fired && echo 0 || echo 1) "control: the repository the second run made is one the user's git obeys"
+like "$ERR" "changed git-repository $top/cc/old/a/.git " "the second run reports the repository it saw before as changed"
+cd "$top" && rm -rf "$top/cc"
+
 # ============================================================================
 # Class 2: host-side file operations cannot be redirected.
 # ============================================================================

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "fs/gitrepo.h"
 #include "fs/placeholder.h"
 #include "fs/plan.h"
 #include "src/policy.h"
@@ -1170,6 +1171,61 @@ static void enclosing_repository_config_is_read(void **state)
                     "bind-ro    $D/pkg/sub/inc.gitconfig [placeholder file]  (git config)\n");
 }
 
+/* The repositories the plan saw, as they were, against what they are after:
+ * one whose .git was made anew, one whose config was replaced (its inode
+ * held, so the new one cannot take its number), a bare one whose HEAD was,
+ * are changed; one git worked in, and one removed, are not. */
+static void repositories_seen_are_checked_for_replacement(void **state)
+{
+    struct fx *fx = *state;
+    struct fs_plan plan = { 0 };
+    struct fs_git_ids ids = { 0 };
+    struct pol_strv changed = { 0 };
+    struct nf_err err = { 0 };
+    char p[PATH_MAX], q[PATH_MAX];
+
+    mk(fx, "same/.git/config");
+    mk(fx, "anew/.git/config");
+    mk(fx, "cfg/.git/config");
+    mk(fx, "gone/.git/config");
+    mk(fx, "bare/HEAD");
+    mk(fx, "bare/objects/");
+    mk(fx, "bare/refs/");
+    assert_int_equal(fs_plan_build(&fx->pol, &plan, &err), 0);
+    assert_int_equal(fs_git_ids_take(&plan, &ids, &err), 0);
+    assert_int_equal(ids.n, plan.n_git_seen);
+    assert_int_equal(fs_git_changed(&plan, &ids, &changed, &err), 0);
+    assert_int_equal(changed.n, 0);
+
+    mk(fx, "same/.git/index");
+    snprintf(p, sizeof(p), "%s/anew/.git", fx->d);
+    snprintf(q, sizeof(q), "%s/anew/old", fx->d);
+    assert_int_equal(rename(p, q), 0);
+    mk(fx, "anew/.git/config");
+    snprintf(p, sizeof(p), "%s/cfg/.git/config", fx->d);
+    assert_int_equal(unlink(p), 0);
+    mk(fx, "cfg/.git/config");
+    snprintf(p, sizeof(p), "%s/bare/HEAD", fx->d);
+    snprintf(q, sizeof(q), "%s/bare/HEAD.new", fx->d);
+    mk(fx, "bare/HEAD.new");
+    assert_int_equal(rename(q, p), 0);
+    snprintf(p, sizeof(p), "%s/gone/.git/config", fx->d);
+    assert_int_equal(unlink(p), 0);
+    snprintf(p, sizeof(p), "%s/gone/.git", fx->d);
+    assert_int_equal(rmdir(p), 0);
+    assert_int_equal(fs_git_changed(&plan, &ids, &changed, &err), 0);
+    assert_int_equal(changed.n, 3);
+    snprintf(p, sizeof(p), "%s/anew/.git", fx->d);
+    assert_true(pol_strv_contains(&changed, p));
+    snprintf(p, sizeof(p), "%s/cfg/.git", fx->d);
+    assert_true(pol_strv_contains(&changed, p));
+    snprintf(p, sizeof(p), "%s/bare", fx->d);
+    assert_true(pol_strv_contains(&changed, p));
+    pol_strv_free(&changed);
+    fs_git_ids_free(&ids);
+    fs_plan_free(&plan);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -1206,6 +1262,7 @@ int main(void)
         T(hard_links_of_a_protected_file_are_protected),
         T(paths_git_config_names_are_protected),
         T(enclosing_repository_config_is_read),
+        T(repositories_seen_are_checked_for_replacement),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
