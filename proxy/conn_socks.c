@@ -9,6 +9,24 @@
 #include "proxy/rules.h"
 #include "proxy/socks5.h"
 
+/* A name the rules refused as malformed, as sent: every byte outside
+ * printable ASCII as \\xNN, so that one cut at a NUL never reads as the
+ * allowed name before it. */
+static void show_raw(const char *host, size_t len, char *out, size_t outsz)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < len && o + 5 < outsz; i++) {
+        unsigned char b = (unsigned char)host[i];
+
+        if (b > 0x20 && b < 0x7f && b != '\\')
+            out[o++] = (char)b;
+        else
+            o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", b);
+    }
+    out[o] = '\0';
+}
+
 void px_conn_socks_step(struct conn *c)
 {
     size_t used;
@@ -61,8 +79,11 @@ void px_conn_socks_step(struct conn *c)
         if (!d.allow || r.port == 0) {
             char shown[PX_HOST_MAX];
 
-            snprintf(shown, sizeof(shown), "%s", d.host[0] ? d.host : r.host);
-            px_conn_deny(c, shown, d.allow ? "malformed host" : d.reason);
+            if (d.host[0])
+                snprintf(shown, sizeof(shown), "%s", d.host);
+            else
+                show_raw(r.host, r.host_len, shown, sizeof(shown));
+            px_conn_deny(c, shown, d.allow ? "port 0 is no destination" : d.reason);
             return;
         }
         memcpy(c->host, d.host, sizeof(c->host));

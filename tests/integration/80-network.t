@@ -168,6 +168,14 @@ is "$OUT" "0500" "SOCKS greeting: no-auth accepted"
 nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050100030a6f746865722e74657374 x:0050 r:10
 is "$OUT" "0500
 05020001000000000000" "SOCKS CONNECT to a host not on the list: 05 02 00 01 00..."
+# A name with a NUL in it is refused, and reported as sent, never as the
+# allowed name before the NUL; port 0 is refused as what it is.
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:0501000318616c6c6f7765642e74657374002e6f746865722e74657374 x:0050 r:10
+like "$OUT" "^0500
+0502" "SOCKS CONNECT to a name with a NUL in it is refused"
+like "$ERR" 'deny network-outbound allowed\.test\\x00\.other\.test:80 ' "and reported as sent, the NUL spelled out"
+nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050100030c616c6c6f7765642e74657374 x:0000 r:10
+like "$ERR" 'deny network-outbound allowed\.test:0 \(port 0 is no destination\)' "SOCKS CONNECT to port 0 is refused as such"
 nsf $A -- "$raw" 127.0.0.1 1080 x:050100 r:2 x:050100030c616c6c6f7765642e74657374 x:0007 r:10 s:ping r:4
 is "$OUT" "0500
 05000001000000000000
