@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fs/placeholder.h"
@@ -332,19 +334,32 @@ static bool made_there(const struct fs_plan *plan, const char *path)
 static const char *const id_parts[FS_GIT_ID_PARTS] = { "config", "hooks", "commondir",
                                                        "config.worktree", "HEAD" };
 
-static void inode_id(int fd, const struct stat *st, struct fs_inode_id *id)
+/* fd's identity, the descriptor kept in id if held. */
+static bool inode_id(int fd, bool held, struct fs_inode_id *id)
 {
+    struct statx sx;
+
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME | STATX_CTIME, &sx) < 0)
+        return false;
     id->present = true;
-    id->fd = fd;
-    id->dev = st->st_dev;
-    id->ino = st->st_ino;
-    id->ctime = st->st_ctim;
+    id->fd = held ? fd : -1;
+    id->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    id->ino = sx.stx_ino;
+    if (sx.stx_mask & STATX_BTIME)
+        id->born =
+            (struct timespec){ .tv_sec = sx.stx_btime.tv_sec, .tv_nsec = sx.stx_btime.tv_nsec };
+    else
+        id->born =
+            (struct timespec){ .tv_sec = sx.stx_ctime.tv_sec, .tv_nsec = sx.stx_ctime.tv_nsec };
+    return true;
 }
 
-/* path's identity; with hold, each inode is kept open (O_PATH) in id. */
-static void id_take(const struct fs_plan *plan, const char *path, bool hold, struct fs_git_id *id)
+/* path's identity; each inode kept open in id while *budget lasts and its
+ * descriptor is below fd_max (budget NULL: none kept). */
+static void id_take(const struct fs_plan *plan, const char *path, size_t *budget, int fd_max,
+                    struct fs_git_id *id)
 {
-    _cleanup_close_ int fd = open_in_root(plan, path);
+    int fd = open_in_root(plan, path);
     size_t parts = pol_path_names_git(path) ? FS_GIT_ID_PARTS - 1 : FS_GIT_ID_PARTS;
     struct stat st;
 
@@ -352,24 +367,27 @@ static void id_take(const struct fs_plan *plan, const char *path, bool hold, str
     id->self.fd = -1;
     for (size_t k = 0; k < FS_GIT_ID_PARTS; k++)
         id->part[k].fd = -1;
-    if (fd < 0 || fstat(fd, &st) < 0)
+    if (fd < 0)
         return;
-    if (!S_ISDIR(st.st_mode)) {
-        inode_id(hold ? steal_fd(&fd) : -1, &st, &id->self);
-        return;
-    }
-    for (size_t k = 0; k < parts; k++) {
-        int pfd = hold ? openat(fd, id_parts[k], O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
-        struct stat ps;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        for (size_t k = 0; k < parts; k++) {
+            int pfd = openat(fd, id_parts[k], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            bool hold = pfd >= 0 && pfd < fd_max && budget && *budget > 0;
 
-        /* Held, the inode is the one opened; else as the name has it. */
-        if (pfd >= 0 ? fstat(pfd, &ps) == 0
-                     : fstatat(fd, id_parts[k], &ps, AT_SYMLINK_NOFOLLOW) == 0)
-            inode_id(pfd, &ps, &id->part[k]);
-        else if (pfd >= 0)
-            close(pfd);
+            if (pfd >= 0 && inode_id(pfd, hold, &id->part[k]) && hold)
+                --*budget;
+            else if (pfd >= 0)
+                close(pfd);
+        }
     }
-    inode_id(hold ? steal_fd(&fd) : -1, &st, &id->self);
+    {
+        bool hold = fd < fd_max && budget && *budget > 0;
+
+        if (inode_id(fd, hold, &id->self) && hold)
+            --*budget;
+        else
+            close(fd);
+    }
 }
 
 static void id_free(struct fs_git_id *id)
@@ -383,15 +401,25 @@ static void id_free(struct fs_git_id *id)
 
 int fs_git_ids_take(const struct fs_plan *plan, struct fs_git_ids *ids, struct nf_err *err)
 {
+    struct rlimit nofile;
     *ids = (struct fs_git_ids){ 0 };
     if (plan->n_git_seen == 0)
         return 0;
     ids->v = calloc(plan->n_git_seen, sizeof(*ids->v));
     if (!ids->v)
         return nf_err_sys(err, "out of memory");
+    size_t budget = FS_GIT_ID_HELD;
+
+    /* Descriptors are taken lowest first: none is held past the caller's
+     * limit less a reserve for the run (the placeholders hold two each). */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY)
+        nofile.rlim_cur = 1024;
+    ids->fd_max =
+        nofile.rlim_cur > FS_GIT_ID_RESERVE ? (int)(nofile.rlim_cur - FS_GIT_ID_RESERVE) : 0;
     ids->n = plan->n_git_seen;
     for (size_t i = 0; i < ids->n; i++)
-        id_take(plan, plan->git_seen[i], true, &ids->v[i]);
+        id_take(plan, plan->git_seen[i], &budget, ids->fd_max, &ids->v[i]);
+    ids->held = FS_GIT_ID_HELD - budget;
     return 0;
 }
 
@@ -403,16 +431,15 @@ void fs_git_ids_free(struct fs_git_ids *ids)
     *ids = (struct fs_git_ids){ 0 };
 }
 
-/* then's inode, held, cannot be another's now; one not held (descriptors
- * ran out) is told by its ctime too, which a new inode's creation sets (and
- * so does a change to it: a directory's, by git at work in it, would then
- * read as replaced, which errs on the side of saying so). */
+/* then's inode, held, cannot be another's now; one not held is told from
+ * a replacement that took its number by its birth time (work inside a
+ * directory leaves that as it was). */
 static bool inode_same(const struct fs_inode_id *then, const struct fs_inode_id *now)
 {
     if (then->present != now->present || then->dev != now->dev || then->ino != now->ino)
         return false;
     return then->fd >= 0 ||
-           (then->ctime.tv_sec == now->ctime.tv_sec && then->ctime.tv_nsec == now->ctime.tv_nsec);
+           (then->born.tv_sec == now->born.tv_sec && then->born.tv_nsec == now->born.tv_nsec);
 }
 
 static bool id_same(const struct fs_git_id *then, const struct fs_git_id *now)
@@ -435,7 +462,7 @@ int fs_git_changed(const struct fs_plan *plan, const struct fs_git_ids *ids, str
          * no repository for git to obey. */
         if (!ids->v[i].self.present)
             continue;
-        id_take(plan, plan->git_seen[i], false, &now);
+        id_take(plan, plan->git_seen[i], NULL, 0, &now);
         if (!now.self.present || id_same(&ids->v[i], &now) ||
             pol_strv_contains(out, plan->git_seen[i]))
             continue;

@@ -11,7 +11,9 @@
 
 /* A name the rules refused as malformed, as sent: every byte outside
  * printable ASCII as \\xNN, so that one cut at a NUL never reads as the
- * allowed name before it. */
+ * allowed name before it. out holds 4 bytes a byte of the longest name. */
+#define SHOWN_MAX (4 * 255 + 1)
+
 static void show_raw(const char *host, size_t len, char *out, size_t outsz)
 {
     size_t o = 0;
@@ -77,7 +79,7 @@ void px_conn_socks_step(struct conn *c)
         c->rules = c->s->cfg.rules;
         px_rules_decide(c->rules, r.host, r.host_len, r.port, &d);
         if (!d.allow || r.port == 0) {
-            char shown[PX_HOST_MAX];
+            char shown[SHOWN_MAX];
 
             if (d.host[0])
                 snprintf(shown, sizeof(shown), "%s", d.host);

@@ -286,8 +286,9 @@ void vio_add_git(struct vio_list *l, const char *path)
 void vio_add_git_changed(struct vio_list *l, const char *path)
 {
     add_git(l, "changed", path,
-            "replaced during the run by another process, as the command could not: git run "
-            "there will obey what replaced it");
+            "its config, hooks or git directory was replaced during the run, not by the "
+            "command, which could not: the read-only protection went with the file replaced, "
+            "and git run there obeys what replaced it");
 }
 
 void vio_print_block(const struct vio_list *l, int fd)

@@ -43,7 +43,8 @@ void vio_add_file(struct vio_list *l, const char *syscall, const char *path, con
  * top of a write root, which the user's own git will obey later. */
 void vio_add_git(struct vio_list *l, const char *path);
 /* "changed git-repository PATH (...)": a repository the plan saw before
- * the run, replaced meanwhile (fs_git_changed). */
+ * the run, replaced meanwhile (fs_git_changed), by whatever did it: the
+ * user's own git rewriting its config does so too. */
 void vio_add_git_changed(struct vio_list *l, const char *path);
 
 /* "\n<sandbox_violations>\nLINE\n...</sandbox_violations>" on fd; nothing

@@ -435,6 +435,17 @@ namespace_only "Landlock mode refuses .git/hooks by name, and git init with it: 
 ok $(fired && echo 0 || echo 1) "control: the repository the second run made is one the user's git obeys"
 like "$ERR" "changed git-repository $top/cc/old/a/.git " "the second run reports the repository it saw before as changed"
 cd "$top" && rm -rf "$top/cc"
+# ... and with many repositories there, holding each one's inodes through
+# the run leaves the caller's descriptors to the run (1024 here)
+rm -rf "$top/many" && mkdir -p "$top/many" && cd "$top/many"
+for i in $(seq 150); do
+    mkdir -p "r$i/.git/objects" "r$i/.git/refs" "r$i/.git/hooks"
+    echo 'ref: refs/heads/main' > "r$i/.git/HEAD"
+    : > "r$i/.git/config"
+done
+out=$(ulimit -n 1024; "$NSFENCE" -- sh -c 'echo ran' 2>"$top/many.err")
+is "$out" "ran" "a run among 150 repositories with 1024 descriptors runs$(head -c 300 "$top/many.err")"
+cd "$top" && rm -rf "$top/many"
 
 # ============================================================================
 # Class 2: host-side file operations cannot be redirected.
