@@ -354,9 +354,32 @@ static bool inode_id(int fd, bool held, struct fs_inode_id *id)
     return true;
 }
 
-/* path's identity; each inode kept open in id while *budget lasts and its
- * descriptor is below fd_max (budget NULL: none kept). */
-static void id_take(const struct fs_plan *plan, const char *path, size_t *budget, int fd_max,
+/* How many more inodes may be held, and below which descriptor number. */
+struct hold {
+    size_t left;
+    int fd_max;
+};
+
+/* Whether fd is to be kept in its id (h NULL: none is). */
+static bool may_hold(const struct hold *h, int fd)
+{
+    return h && h->left > 0 && fd < h->fd_max;
+}
+
+/* fd's identity into id, the descriptor kept there if h allows, else
+ * closed. */
+static void take_fd(int fd, struct hold *h, struct fs_inode_id *id)
+{
+    bool held = may_hold(h, fd);
+
+    if (inode_id(fd, held, id) && held)
+        h->left--;
+    else
+        close(fd);
+}
+
+/* path's identity; each inode kept open in id as h allows. */
+static void id_take(const struct fs_plan *plan, const char *path, struct hold *h,
                     struct fs_git_id *id)
 {
     int fd = open_in_root(plan, path);
@@ -372,22 +395,12 @@ static void id_take(const struct fs_plan *plan, const char *path, size_t *budget
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         for (size_t k = 0; k < parts; k++) {
             int pfd = openat(fd, id_parts[k], O_PATH | O_NOFOLLOW | O_CLOEXEC);
-            bool hold = pfd >= 0 && pfd < fd_max && budget && *budget > 0;
 
-            if (pfd >= 0 && inode_id(pfd, hold, &id->part[k]) && hold)
-                --*budget;
-            else if (pfd >= 0)
-                close(pfd);
+            if (pfd >= 0)
+                take_fd(pfd, h, &id->part[k]);
         }
     }
-    {
-        bool hold = fd < fd_max && budget && *budget > 0;
-
-        if (inode_id(fd, hold, &id->self) && hold)
-            --*budget;
-        else
-            close(fd);
-    }
+    take_fd(fd, h, &id->self);
 }
 
 static void id_free(struct fs_git_id *id)
@@ -401,25 +414,23 @@ static void id_free(struct fs_git_id *id)
 
 int fs_git_ids_take(const struct fs_plan *plan, struct fs_git_ids *ids, struct nf_err *err)
 {
+    struct hold h = { .left = FS_GIT_ID_HELD };
     struct rlimit nofile;
+
     *ids = (struct fs_git_ids){ 0 };
     if (plan->n_git_seen == 0)
         return 0;
     ids->v = calloc(plan->n_git_seen, sizeof(*ids->v));
     if (!ids->v)
         return nf_err_sys(err, "out of memory");
-    size_t budget = FS_GIT_ID_HELD;
-
     /* Descriptors are taken lowest first: none is held past the caller's
      * limit less a reserve for the run (the placeholders hold two each). */
     if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY)
         nofile.rlim_cur = 1024;
-    ids->fd_max =
-        nofile.rlim_cur > FS_GIT_ID_RESERVE ? (int)(nofile.rlim_cur - FS_GIT_ID_RESERVE) : 0;
+    h.fd_max = nofile.rlim_cur > FS_GIT_ID_RESERVE ? (int)(nofile.rlim_cur - FS_GIT_ID_RESERVE) : 0;
     ids->n = plan->n_git_seen;
     for (size_t i = 0; i < ids->n; i++)
-        id_take(plan, plan->git_seen[i], &budget, ids->fd_max, &ids->v[i]);
-    ids->held = FS_GIT_ID_HELD - budget;
+        id_take(plan, plan->git_seen[i], &h, &ids->v[i]);
     return 0;
 }
 
@@ -462,7 +473,7 @@ int fs_git_changed(const struct fs_plan *plan, const struct fs_git_ids *ids, str
          * no repository for git to obey. */
         if (!ids->v[i].self.present)
             continue;
-        id_take(plan, plan->git_seen[i], NULL, 0, &now);
+        id_take(plan, plan->git_seen[i], NULL, &now);
         if (!now.self.present || id_same(&ids->v[i], &now) ||
             pol_strv_contains(out, plan->git_seen[i]))
             continue;

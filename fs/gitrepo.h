@@ -40,15 +40,18 @@ int fs_gitrepo_code_paths(const struct fs_gitrepo *repo, const struct fs_gitcfg_
 /* What each repository the plan saw in a write root is on disk once the
  * placeholders are made: the inode of its .git (or of its bare directory,
  * with that one's HEAD), and of config, hooks, commondir and
- * config.worktree in it, or their absence; each inode held open until the
- * look after the run (the first FS_GIT_ID_HELD of them, and none within
- * FS_GIT_ID_RESERVE of the descriptor limit: those are the run's), so that none can be freed and
- * its number given to a replacement; one not held is told from a replacement by its birth time. The
- * command cannot change any of them: each is bound read-only, or held. Another process can remove
- * what a bind is on, and the bind with it: a concurrent run that made the repository after this
- * one's scan, and removed it before its own look so as to report nothing,
- * leaves this run free to make it again, at a path this run's look took
- * for one seen before. Parallel to plan->git_seen. */
+ * config.worktree in it, or their absence. The command cannot change any
+ * of them: each is bound read-only, or held. Another process can remove
+ * what a bind is on, and the bind with it: a concurrent run that made the
+ * repository after this one's scan, and removed it before its own look so
+ * as to report nothing, leaves this run free to make it again, at a path
+ * this run's look took for one seen before.
+ *
+ * Each inode is held open until the look after the run, so that none can
+ * be freed and its number given to a replacement: the first
+ * FS_GIT_ID_HELD of them, none within FS_GIT_ID_RESERVE of the descriptor
+ * limit (those are the run's). One not held is told from a replacement by
+ * its birth time. Parallel to plan->git_seen. */
 #define FS_GIT_ID_PARTS   5
 #define FS_GIT_ID_HELD    128
 #define FS_GIT_ID_RESERVE 256 /* descriptors left to the run below its limit */
@@ -69,8 +72,6 @@ struct fs_git_id {
 struct fs_git_ids {
     struct fs_git_id *v;
     size_t n;
-    size_t held; /* descriptors held */
-    int fd_max;  /* none held at or above */
 };
 
 int fs_git_ids_take(const struct fs_plan *plan, struct fs_git_ids *ids, struct nf_err *err);

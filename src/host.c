@@ -331,8 +331,8 @@ int host_run(struct front *f, struct host_opts *o, struct nf_err *err)
         pol_strv_free(&made);
     }
     /* A repository seen before the run that is no longer what it was: the
-     * command could change none of it; what could (a concurrent run) may
-     * have removed this run's binds with it. */
+     * command could change none of it; whatever did (a concurrent run, the
+     * user's own git) removed this run's binds with what it replaced. */
     if (status != 125 || !err->msg[0]) {
         struct pol_strv changed = { 0 };
         struct nf_err ignored;
